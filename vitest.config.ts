@@ -1,0 +1,67 @@
+import path from 'node:path'
+import react from '@vitejs/plugin-react'
+import { defineConfig } from 'vitest/config'
+
+/**
+ * `npm test` runs every project: `api` (HTTP through the real app), `web` (components in jsdom),
+ * `system` (whole server processes: crash, restart, lock, shutdown) and `e2e` (browser journeys
+ * in Chromium). TEST_DATABASE_URL switches the database from PGlite to that PostgreSQL server;
+ * TEST_REDIS_URL puts throttling counters in Redis.
+ */
+const alias = {
+  '~shared': path.resolve('src/shared'),
+  '~web': path.resolve('src/web'),
+}
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    passWithNoTests: true,
+    projects: [
+      {
+        resolve: { alias },
+        test: {
+          name: 'api',
+          include: ['tests/api/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['tests/support/global-database.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: 'system',
+          include: ['tests/system/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        plugins: [react()],
+        resolve: { alias },
+        test: {
+          name: 'web',
+          include: ['src/web/**/*.test.{ts,tsx}', 'tests/web/**/*.test.{ts,tsx}'],
+          environment: 'jsdom',
+          setupFiles: ['tests/web/support/setup.ts'],
+          testTimeout: 15_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: 'e2e',
+          include: ['tests/e2e/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
+  },
+})
