@@ -1,0 +1,75 @@
+import type { Role } from './constants'
+
+/**
+ * The one permission table (spec section 6, contract section 2). The server's guard reads
+ * `API_ACCESS` for every request and refuses anything not listed (deny by default); the web app
+ * reads `PAGE_ACCESS` for its route guard and its menu. Edit access here, and both follow.
+ */
+
+/** Who may do something: anyone, any signed-in user, or a list of roles. */
+export type Access = 'public' | 'signed-in' | readonly Role[]
+
+export const STAFF: readonly Role[] = ['ADMIN', 'DEVELOPER', 'MODERATOR']
+export const ADMIN_ONLY: readonly Role[] = ['ADMIN']
+
+/** Endpoints under /api, keyed by method and route pattern as the server declares them. */
+export const API_ACCESS = {
+  'POST /auth/register': 'public',
+  'POST /auth/login': 'public',
+  'GET /auth/me': 'signed-in',
+  'GET /auth/verify-email/:token': 'public',
+  'POST /auth/resend-verification': 'public',
+  'POST /auth/forgot-password': 'public',
+  'POST /auth/reset-password/:token': 'public',
+  'POST /auth/refresh-token': 'public',
+  'POST /auth/logout': 'signed-in',
+  'POST /auth/logout-all': 'signed-in',
+  'GET /auth/csrf-token': 'signed-in',
+
+  'GET /users/profile': 'signed-in',
+  'PUT /users/profile': 'signed-in',
+  'PUT /users/change-password': 'signed-in',
+  'POST /users/profile-picture': 'signed-in',
+  'GET /users/pictures/:file': 'public',
+
+  'GET /activity': STAFF,
+  'GET /admin/activity-logs': STAFF,
+  'GET /admin/users': ADMIN_ONLY,
+  'GET /admin/users/:id': ADMIN_ONLY,
+  'PUT /admin/users/:id': ADMIN_ONLY,
+  'DELETE /admin/users/:id': ADMIN_ONLY,
+  'GET /admin/stats': ADMIN_ONLY,
+
+  'GET /health': 'public',
+} as const satisfies Record<string, Access>
+
+export type ApiEndpoint = keyof typeof API_ACCESS
+
+/** Pages of the web app (spec section 2 route table). */
+export const PAGE_ACCESS = {
+  '/dashboard': 'signed-in',
+  '/profile': 'signed-in',
+  '/settings': 'signed-in',
+  '/debug': 'signed-in',
+  '/my-activity': STAFF,
+  '/admin': ADMIN_ONLY,
+  '/admin/users': ADMIN_ONLY,
+  '/admin/activity-logs': STAFF,
+  '/developer': ['DEVELOPER'],
+  '/moderator': ['MODERATOR'],
+} as const satisfies Record<string, Access>
+
+export type GuardedPage = keyof typeof PAGE_ACCESS
+
+/** Whether a signed-in user with this role passes. `public` passes everyone. */
+export function roleMayAccess(access: Access, role: Role | null | undefined): boolean {
+  if (access === 'public') return true
+  if (!role) return false
+  if (access === 'signed-in') return true
+  return access.includes(role)
+}
+
+/** Pages that only an ADMIN may open: the guard reports these before the role list (spec section 4). */
+export function isAdminOnly(access: Access): boolean {
+  return Array.isArray(access) && access.length === 1 && access[0] === 'ADMIN'
+}

@@ -1,0 +1,104 @@
+import { z } from 'zod'
+import { ACTIVITY_FILTERS, PAGE_LIMIT_MAX, PAGE_SIZE_ACTIVITY, PAGE_SIZE_USERS, ROLES, STATUSES } from '../constants'
+import { paginationSchema, userSchema } from './user'
+
+/**
+ * Query strings of the list calls and the shapes of their answers. `page` and `limit` must be
+ * positive integers (a 400 otherwise); a larger `limit` than 100 is answered with 100. Role and
+ * status filters take the spec's values; `all` or nothing means no filter. Pages start no further
+ * than LIST_OFFSET_MAX entries in (each page skipped is work for the database); past that, narrow
+ * the search or the filters.
+ */
+export const LIST_OFFSET_MAX = 100_000
+export const pageTooDeepMessage = 'This page is too far back. Please narrow the search or the filters.'
+
+const positiveInt = (field: string) =>
+  z.coerce.number({ error: `${field} must be a positive integer` }).int({ error: `${field} must be a positive integer` }).positive({
+    error: `${field} must be a positive integer`,
+  })
+
+const search = z
+  .string()
+  .trim()
+  .max(100, { error: 'Search must be at most 100 characters' })
+  .regex(/^[^\p{Cc}]*$/u, { error: 'Search must not contain control characters' })
+  .optional()
+  .transform((value) => (value ? value : undefined))
+
+const allOr = <const T extends readonly [string, ...string[]]>(values: T, field: string) =>
+  z
+    .enum([...values, 'all', ''] as unknown as readonly [T[number] | 'all' | '', ...(T[number] | 'all' | '')[]], {
+      error: `Unknown ${field}`,
+    })
+    .optional()
+    .transform((value) => (value === 'all' || value === '' ? undefined : (value as T[number] | undefined)))
+
+const pageFields = (defaultLimit: number) => ({
+  page: positiveInt('page').default(1),
+  limit: positiveInt('limit')
+    .default(defaultLimit)
+    .transform((value) => Math.min(value, PAGE_LIMIT_MAX)),
+})
+
+/** Page and limit of the activity lists (20 a page by default, spec section 9). */
+export const pageQuery = pageFields(PAGE_SIZE_ACTIVITY)
+
+const notTooDeep = (value: { page: number; limit: number }, ctx: z.RefinementCtx) => {
+  if ((value.page - 1) * value.limit > LIST_OFFSET_MAX) ctx.addIssue({ code: 'custom', path: ['page'], message: pageTooDeepMessage })
+}
+
+/** The admin's user list: 10 a page by default (spec section 9). */
+export const userListQuerySchema = z
+  .strictObject({
+    ...pageFields(PAGE_SIZE_USERS),
+    search,
+    role: allOr(ROLES, 'role'),
+    status: allOr(STATUSES, 'status'),
+  })
+  .superRefine(notTooDeep)
+export type UserListQuery = z.output<typeof userListQuerySchema>
+
+const activityValues = ACTIVITY_FILTERS.filter((value) => value !== 'all') as unknown as readonly [string, ...string[]]
+
+export const activityListQuerySchema = z
+  .strictObject({
+    ...pageQuery,
+    search,
+    activity: allOr(activityValues, 'activity'),
+  })
+  .superRefine(notTooDeep)
+export type ActivityListQuery = z.output<typeof activityListQuerySchema>
+
+export const activityUserSchema = userSchema.pick({ id: true, name: true, email: true, role: true, profilePicture: true })
+
+export const activityEntrySchema = z.object({
+  id: z.string(),
+  activity: z.string(),
+  details: z.string().nullable(),
+  ipAddress: z.string().nullable(),
+  createdAt: z.string(),
+  /** In the staff view: whom the entry is about (null once that user was deleted). */
+  user: activityUserSchema.nullable().optional(),
+})
+export type ActivityEntry = z.infer<typeof activityEntrySchema>
+
+export const activityListSchema = z.object({ activities: z.array(activityEntrySchema), pagination: paginationSchema })
+export type ActivityList = z.infer<typeof activityListSchema>
+
+export const userListSchema = z.object({ users: z.array(userSchema), pagination: paginationSchema })
+export type UserList = z.infer<typeof userListSchema>
+
+export const adminStatsSchema = z.object({
+  stats: z.object({
+    totalUsers: z.number().int(),
+    byStatus: z.object({ active: z.number().int(), inactive: z.number().int(), suspended: z.number().int() }),
+    byRole: z.object({
+      admins: z.number().int(),
+      developers: z.number().int(),
+      moderators: z.number().int(),
+      clients: z.number().int(),
+    }),
+  }),
+  recentActivities: z.array(activityEntrySchema),
+})
+export type AdminStats = z.infer<typeof adminStatsSchema>
