@@ -1,0 +1,82 @@
+import crypto from 'node:crypto'
+import cors from '@fastify/cors'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
+import { CSRF_HEADER } from '../shared/constants'
+import type { AppContext } from './context'
+import { registerAuthGuard } from './http/auth-guard'
+import { registerErrorHandler } from './http/error-handler'
+import { registerJsonBodyParser } from './http/json-body'
+import { registerSecurityHeaders } from './http/security-headers'
+import { healthRoutes } from './routes/health'
+import { passwordResetRoutes } from './routes/auth/password-reset'
+import { registrationRoutes } from './routes/auth/registration'
+import { sessionRoutes } from './routes/auth/session'
+import { outboxRoutes } from './routes/dev-outbox'
+import { webRoutes } from './routes/web'
+import { activityRoutes } from './routes/activity'
+import { adminStatsRoutes } from './routes/admin/stats'
+import { adminUserRoutes } from './routes/admin/users'
+import { profileRoutes } from './routes/profile'
+import { pictureRoutes } from './pictures/picture-routes'
+
+export interface BuildOptions {
+  /** Serve the built web app from this folder (production bundle). */
+  webDir?: string
+  /** Show the outbox page at /dev/outbox (development, outbox mode, loopback only). */
+  outboxPage?: boolean
+}
+
+/**
+ * The whole HTTP application as one Fastify instance, used alike by the server and by the tests.
+ * Order matters: error handling and headers first, then the guard, then the routes.
+ */
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    genReqId: () => crypto.randomUUID(),
+    requestIdHeader: false,
+    trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 200 },
+  })
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  registerJsonBodyParser(app)
+  app.addHook('onSend', async (request, reply) => {
+    void reply.header('X-Request-Id', request.id)
+  })
+
+  registerErrorHandler(app)
+  await registerSecurityHeaders(app)
+  await app.register(cors, {
+    // Only the app's own origin; a foreign Origin is never echoed back.
+    origin: [new URL(ctx.config.appUrl).origin],
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Content-Type', 'Authorization', CSRF_HEADER],
+    exposedHeaders: [CSRF_HEADER, 'X-Request-Id', 'Retry-After'],
+    maxAge: 600,
+  })
+  registerAuthGuard(app, ctx)
+
+  await app.register(
+    async (api) => {
+      await api.register(healthRoutes(ctx))
+      await api.register(registrationRoutes(ctx))
+      await api.register(sessionRoutes(ctx))
+      await api.register(passwordResetRoutes(ctx))
+      await api.register(profileRoutes(ctx))
+      await api.register(pictureRoutes(ctx))
+      await api.register(activityRoutes(ctx))
+      await api.register(adminUserRoutes(ctx))
+      await api.register(adminStatsRoutes(ctx))
+    },
+    { prefix: '/api' },
+  )
+
+  if (options.outboxPage) await app.register(outboxRoutes(ctx))
+  if (options.webDir) await app.register(webRoutes(options.webDir))
+  return app
+}

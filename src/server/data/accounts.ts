@@ -1,0 +1,114 @@
+import type { Role } from '../../shared/constants'
+import { passwordPolicyProblem } from '../../shared/password-policy'
+import { newPasswordField } from '../../shared/schemas/fields'
+import { generatePassword } from '../auth/generated-password'
+import type { AppContext } from '../context'
+import { commitChange } from './change'
+import { findUserByEmail } from './users'
+
+/**
+ * Accounts made by the operator rather than by registration: the first admin at start-up and
+ * `npm run user:create`. The account ends up with the role, ACTIVE and verified; an existing
+ * account keeps its password unless a new one is given.
+ */
+export interface EnsureAccountInput {
+  email: string
+  role: Role
+  name?: string
+  password?: string
+  /** Why the entry exists, for the activity log. */
+  reason: string
+}
+
+export interface EnsureAccountResult {
+  created: boolean
+  /** Set when a password was generated: show it once, it is not stored anywhere readable. */
+  generatedPassword?: string
+}
+
+export class AccountInputError extends Error {}
+
+export async function ensureAccount(ctx: AppContext, input: EnsureAccountInput): Promise<EnsureAccountResult> {
+  const email = input.email.trim().toLowerCase()
+  if (input.password !== undefined) {
+    const parsed = newPasswordField.safeParse(input.password)
+    const problem = parsed.success ? passwordPolicyProblem(input.password, email) : parsed.error.issues[0]?.message
+    if (problem) throw new AccountInputError(`The password for ${email} is refused: ${problem}`)
+  }
+  const existing = await findUserByEmail(ctx.db, email)
+  const generatedPassword = !existing && input.password === undefined ? generatePassword() : undefined
+  const password = input.password ?? generatedPassword
+  const passwordHash = password ? await ctx.hasher.hash(password) : undefined
+
+  await commitChange(ctx, async (c) => {
+    if (existing) {
+      await c.trx
+        .updateTable('users')
+        .set((eb) => ({
+          role: input.role,
+          status: 'ACTIVE',
+          email_verified_at: eb.fn.coalesce('email_verified_at', eb.val(c.now)),
+          updated_at: c.now,
+          ...(passwordHash ? { password_hash: passwordHash } : {}),
+        }))
+        .where('id', '=', existing.id)
+        .execute()
+      await c.record({ userId: existing.id, kind: 'updated', activity: `Updated account to ${input.role}`, details: input.reason, ip: null })
+      return
+    }
+    const created = await c.trx
+      .insertInto('users')
+      .values({
+        name: input.name ?? defaultName(input.role),
+        email,
+        password_hash: passwordHash!,
+        role: input.role,
+        status: 'ACTIVE',
+        email_verified_at: c.now,
+        created_at: c.now,
+        updated_at: c.now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    await c.record({ userId: created.id, kind: 'registered', activity: 'Registered', details: input.reason, ip: null })
+  })
+  return { created: !existing, ...(generatedPassword ? { generatedPassword } : {}) }
+}
+
+function defaultName(role: Role): string {
+  return role === 'ADMIN' ? 'Administrator' : role.charAt(0) + role.slice(1).toLowerCase()
+}
+
+/**
+ * Start-up: ADMIN_EMAIL/ADMIN_PASSWORD make sure of that admin (never lowering anything);
+ * without them, and with no active admin at all, admin@localhost is created with a random
+ * password, or given a new one if it exists, and the password is returned to be printed once.
+ */
+export async function ensureFirstAdmin(ctx: AppContext): Promise<{ email: string; password?: string } | null> {
+  const { adminEmail, adminPassword } = ctx.config
+  if (adminEmail && adminPassword) {
+    const existing = await findUserByEmail(ctx.db, adminEmail)
+    const alreadyFine = existing?.role === 'ADMIN' && existing.status === 'ACTIVE' && existing.email_verified_at
+    if (!alreadyFine) {
+      await ensureAccount(ctx, {
+        email: adminEmail,
+        role: 'ADMIN',
+        ...(existing ? {} : { password: adminPassword }),
+        reason: 'Administrator from ADMIN_EMAIL at start-up',
+      })
+    }
+    return { email: adminEmail.toLowerCase() }
+  }
+  const activeAdmin = await ctx.db
+    .selectFrom('users')
+    .select('id')
+    .where('role', '=', 'ADMIN')
+    .where('status', '=', 'ACTIVE')
+    .limit(1)
+    .executeTakeFirst()
+  if (activeAdmin) return null
+  const email = 'admin@localhost'
+  const password = generatePassword()
+  await ensureAccount(ctx, { email, role: 'ADMIN', password, reason: 'First administrator, created at start-up' })
+  return { email, password }
+}

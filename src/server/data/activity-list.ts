@@ -1,0 +1,173 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely'
+import type { Role } from '../../shared/constants'
+import type { ActivityEntry } from '../../shared/schemas/lists'
+import type { Database } from '../db/types'
+import { EXACT_COUNT_CAP, cappedCount, countActivities, plannerEstimate } from './counts'
+import { parseSearch } from './search'
+import { pictureUrl } from './users'
+
+/**
+ * Activity lists, newest first: everyone's (the staff log) or one user's own (entries about them
+ * and entries they made, such as an admin's edits of others). A search matches the activity text,
+ * its details, and the name and e-mail of the user it is about, case-insensitively: all four are
+ * kept, in lower case, in the entry's `search_text` (migration 0002), on a trigram index.
+ *
+ * Searching everyone's ten million entries, the planner's estimate of how common the term is
+ * decides between reading all its matches through the trigram index (rare terms, or matches too
+ * far apart for the page) and walking newest first, testing each entry, until the page is full.
+ * The total is exact when all matches were read (up to the cap) or the walk reached the oldest
+ * entry; otherwise it is the planner's estimate. A term
+ * too short for trigrams is looked for in the newest SHORT_SEARCH_WINDOW entries only. One user's
+ * own entries are few enough to search in one go.
+ */
+export const SHORT_SEARCH_WINDOW = 10_000
+
+export interface ActivityListInput {
+  page: number
+  limit: number
+  search?: string | undefined
+  /** The filter value, equal to the entries' `kind`. */
+  activity?: string | undefined
+  /** Only this user's own entries. */
+  ownerId?: string | undefined
+}
+
+export interface ActivityRow {
+  id: string
+  activity: string
+  details: string | null
+  ip_address: string | null
+  created_at: Date
+  user_id: string | null
+  user_name: string | null
+  user_email: string | null
+  user_role: Role | null
+  user_picture_id: string | null
+}
+
+const columns = sql`a.id, a.activity, a.details, a.ip_address, a.created_at,
+  u.id AS user_id, u.name AS user_name, u.email AS user_email, u.role AS user_role, u.picture_id AS user_picture_id`
+const withUser = sql`FROM activities a LEFT JOIN users u ON u.id = a.user_id`
+const newestFirst = sql`ORDER BY a.created_at DESC, a.id DESC`
+const all = (conditions: RawBuilder<unknown>[]) => (conditions.length > 0 ? sql.join(conditions, sql` AND `) : sql`TRUE`)
+
+export async function listActivities(
+  db: Kysely<Database>,
+  input: ActivityListInput,
+): Promise<{ rows: ActivityRow[]; total: number }> {
+  const term = parseSearch(input.search)
+  const offset = (input.page - 1) * input.limit
+  const page = sql`LIMIT ${input.limit} OFFSET ${offset}`
+  const kind = input.activity ? [sql`a.kind = ${input.activity}`] : []
+  const conditions: RawBuilder<unknown>[] = [...kind]
+  if (term) conditions.push(sql`a.search_text LIKE lower(${term.kind === 'substring' ? term.pattern : `%${term.escaped}%`})`)
+
+  if (input.ownerId || !term) {
+    if (input.ownerId) conditions.push(sql`(a.user_id = ${input.ownerId} OR a.actor_id = ${input.ownerId})`)
+    const rows = await pageOf(db, conditions, page)
+    const total = input.ownerId
+      ? await cappedCount(db, sql`SELECT a.id FROM activities a WHERE ${all(conditions)}`.compile(db))
+      : await countActivities(db, input.activity)
+    return { rows, total }
+  }
+
+  if (term.kind === 'short') {
+    // Among the newest SHORT_SEARCH_WINDOW entries only: the window starts at the time of the entry
+    // that many ids back, and is walked newest first.
+    const newest = await sql<{ id: string | null }>`SELECT max(id) AS id FROM activities`.execute(db)
+    const from = await timeOfEntry(db, Number(newest.rows[0]?.id ?? 0) - SHORT_SEARCH_WINDOW)
+    if (from) conditions.push(sql`a.created_at >= ${from}`)
+    const rows = await pageOf(db, conditions, page)
+    const total = await cappedCount(db, sql`SELECT a.id FROM activities a WHERE ${all(conditions)}`.compile(db), undefined, SHORT_SEARCH_WINDOW)
+    return { rows, total }
+  }
+
+  // Everyone's entries, searched: the newest matches up to the page's end, then the page's rows by id.
+  const need = offset + input.limit
+  const estimated = await plannerEstimate(db, sql`SELECT a.id FROM activities a WHERE ${all(conditions)}`.compile(db))
+  const entries = input.activity ? await countActivities(db, input.activity) : await countActivities(db, undefined)
+  // Entries a newest-first walk is expected to read before it has the page.
+  const walk = need / Math.min(1, Math.max(estimated, 1) / Math.max(entries, 1))
+  let found: string[]
+  let total: number
+  if (estimated <= searchTuning.rareMatches || walk > estimated * searchTuning.indexCostPerMatch) {
+    // Few matches, or far apart: read them all through the trigram index, newest first; the same
+    // pass counts them exactly (up to the cap).
+    found = await matchesNewestFirst(db, conditions, Math.max(need, EXACT_COUNT_CAP + 1))
+    total = found.length <= EXACT_COUNT_CAP ? found.length : Math.max(estimated, found.length)
+  } else {
+    // Common enough to be met soon: walk newest first and test each entry. strpos, which no index
+    // serves, keeps the planner from reading every match through the trigram index instead.
+    const walked = [...kind, sql`strpos(a.search_text, lower(${term.text})) > 0`]
+    found = await matchesNewestFirst(db, walked, need)
+    total = found.length < need ? found.length : Math.max(estimated, found.length)
+  }
+  return { rows: await entriesById(db, found.slice(offset, offset + input.limit)), total }
+}
+
+/**
+ * One page: the ids first (an index-only walk past the skipped entries where the index has all it
+ * needs), then only the page's entries and their users.
+ */
+async function pageOf(db: Kysely<Database>, conditions: RawBuilder<unknown>[], page: RawBuilder<unknown>): Promise<ActivityRow[]> {
+  const rows = await sql<ActivityRow>`
+    SELECT ${columns} FROM (SELECT a.id FROM activities a WHERE ${all(conditions)} ${newestFirst} ${page}) p
+    JOIN activities a ON a.id = p.id LEFT JOIN users u ON u.id = a.user_id ${newestFirst}`.execute(db)
+  return rows.rows
+}
+
+async function entriesById(db: Kysely<Database>, ids: string[]): Promise<ActivityRow[]> {
+  if (ids.length === 0) return []
+  const rows = await sql<ActivityRow>`SELECT ${columns} ${withUser} WHERE a.id = ANY(${ids}::bigint[]) ${newestFirst}`.execute(db)
+  return rows.rows
+}
+
+/**
+ * How a search of everyone's entries picks its way (measured on the benchmark's ten million):
+ * - rareMatches: the planner never estimates a LIKE below 1 row in 10,000 (1,000 entries there);
+ *   at or near that floor a term is rare, and its matches are read all at once;
+ * - indexCostPerMatch: reading one match through the trigram index (a heap page of its own)
+ *   costs about as much as walking this many entries newest first.
+ * Tests change them to exercise both ways on a small database.
+ */
+export const searchTuning = { rareMatches: 2_000, indexCostPerMatch: 25 }
+
+async function matchesNewestFirst(db: Kysely<Database>, conditions: RawBuilder<unknown>[], limit: number): Promise<string[]> {
+  const rows = await sql<{ id: string }>`SELECT a.id FROM activities a WHERE ${all(conditions)} ${newestFirst} LIMIT ${limit}`.execute(db)
+  return rows.rows.map((row) => String(row.id))
+}
+
+async function timeOfEntry(db: Kysely<Database>, id: number): Promise<Date | null> {
+  const row = await sql<{ created_at: Date }>`SELECT created_at FROM activities WHERE id <= ${id} ORDER BY id DESC LIMIT 1`.execute(db)
+  return row.rows[0]?.created_at ?? null
+}
+
+/** The newest entries of everyone, for the admin dashboard. */
+export async function recentActivities(db: Kysely<Database>, count: number): Promise<ActivityRow[]> {
+  const rows = await sql<ActivityRow>`SELECT ${columns} ${withUser} ${newestFirst} LIMIT ${count}`.execute(db)
+  return rows.rows
+}
+
+export function toActivityEntry(row: ActivityRow, withUser: boolean): ActivityEntry {
+  const entry: ActivityEntry = {
+    id: String(row.id),
+    activity: row.activity,
+    details: row.details,
+    ipAddress: row.ip_address,
+    createdAt: new Date(row.created_at).toISOString(),
+  }
+  if (!withUser) return entry
+  return {
+    ...entry,
+    user:
+      row.user_id === null
+        ? null
+        : {
+            id: row.user_id,
+            name: row.user_name ?? '',
+            email: row.user_email ?? '',
+            role: row.user_role ?? 'CLIENT',
+            profilePicture: pictureUrl(row.user_picture_id),
+          },
+  }
+}

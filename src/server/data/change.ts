@@ -1,0 +1,36 @@
+import type { Transaction } from 'kysely'
+import type { AppContext } from '../context'
+import type { Database } from '../db/types'
+import type { MailMessage } from '../mail/templates'
+import { type ActivityEntry, recordActivity } from './activities'
+
+/**
+ * The one way to write: a change, the activity entries that record it and the mail it causes are
+ * committed in one transaction, so no change exists without its entry, and no entry or mail
+ * without its change.
+ */
+export interface Change {
+  trx: Transaction<Database>
+  /** The moment of the change, from the injected clock; every timestamp written uses it. */
+  now: Date
+  record(entry: Omit<ActivityEntry, 'at'>): Promise<void>
+  mail(message: MailMessage): Promise<void>
+}
+
+export async function commitChange<T>(ctx: AppContext, work: (change: Change) => Promise<T>): Promise<T> {
+  let mailQueued = false
+  const now = ctx.clock()
+  const result = await ctx.db.transaction().execute((trx) =>
+    work({
+      trx,
+      now,
+      record: (entry) => recordActivity(trx, { ...entry, at: now }),
+      async mail(message) {
+        await ctx.mailQueue.enqueue(trx, message, now)
+        mailQueued = true
+      },
+    }),
+  )
+  if (mailQueued) ctx.onMailQueued()
+  return result
+}

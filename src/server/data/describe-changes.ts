@@ -1,0 +1,38 @@
+import type { Role, Status } from '../../shared/constants'
+import type { UserRecord } from './users'
+
+/**
+ * What an edit really changes, for the update and for its activity entry: fields sent with the
+ * value they already have are no change. Details read "role: CLIENT → MODERATOR; status: ACTIVE →
+ * SUSPENDED". Phone numbers are not written into the log (staff roles read it): only that the
+ * phone changed.
+ */
+export interface EditableFields {
+  name?: string | undefined
+  email?: string | undefined
+  phone?: string | null | undefined
+  role?: Role | undefined
+  status?: Status | undefined
+}
+
+export interface DescribedChanges {
+  fields: (keyof EditableFields)[]
+  values: EditableFields
+  details: string | null
+}
+
+const ORDER = ['role', 'status', 'name', 'email', 'phone'] as const
+
+export function describeChanges(current: UserRecord, requested: EditableFields): DescribedChanges {
+  const fields: (keyof EditableFields)[] = []
+  const values: EditableFields = {}
+  const parts: string[] = []
+  for (const field of ORDER) {
+    const next = requested[field]
+    if (next === undefined || next === current[field]) continue
+    fields.push(field)
+    Object.assign(values, { [field]: next })
+    parts.push(field === 'phone' ? 'phone changed' : `${field}: ${current[field]} → ${next}`)
+  }
+  return { fields, values, details: parts.length > 0 ? parts.join('; ') : null }
+}

@@ -1,0 +1,41 @@
+import crypto from 'node:crypto'
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/types'
+import type { Change } from './change'
+import { type UserRecord, userColumns } from './users'
+
+/**
+ * Profile pictures live in the database, so every instance serves the same bytes and a backup
+ * holds them. Each upload gets a new random id (128 bits): its address cannot be guessed, and it
+ * changes with the picture, so the served image can be cached forever. The previous picture is
+ * deleted with the change, so an old address stops working.
+ */
+const PICTURE_ID = /^[A-Za-z0-9_-]{22}\.webp$/
+
+export const isPictureId = (value: string) => PICTURE_ID.test(value)
+
+export async function replacePicture(
+  c: Change,
+  userId: string,
+  picture: { data: Buffer; contentType: string },
+): Promise<UserRecord | undefined> {
+  const previous = await c.trx.selectFrom('users').select('picture_id').where('id', '=', userId).forUpdate().executeTakeFirst()
+  if (!previous) return undefined
+  const id = `${crypto.randomBytes(16).toString('base64url')}.webp`
+  await c.trx
+    .insertInto('pictures')
+    .values({ id, user_id: userId, content_type: picture.contentType, data: picture.data, created_at: c.now })
+    .execute()
+  const updated = await c.trx
+    .updateTable('users')
+    .set({ picture_id: id, updated_at: c.now })
+    .where('id', '=', userId)
+    .returning(userColumns)
+    .executeTakeFirstOrThrow()
+  if (previous.picture_id) await c.trx.deleteFrom('pictures').where('id', '=', previous.picture_id).execute()
+  return updated
+}
+
+export function findPicture(db: Kysely<Database>, id: string) {
+  return db.selectFrom('pictures').select(['content_type', 'data']).where('id', '=', id).executeTakeFirst()
+}

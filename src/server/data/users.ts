@@ -1,0 +1,65 @@
+import type { Kysely, Selectable, Transaction } from 'kysely'
+import type { User } from '../../shared/schemas/user'
+import type { Database, UsersTable } from '../db/types'
+
+/**
+ * Data access for users. Rows become the spec's user object in `toUser` and nowhere else; the
+ * columns selected for output never include the password hash.
+ */
+
+type Db = Kysely<Database> | Transaction<Database>
+
+export const userColumns = [
+  'id',
+  'name',
+  'email',
+  'phone',
+  'role',
+  'status',
+  'email_verified_at',
+  'picture_id',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof UsersTable)[]
+
+export type UserRecord = Pick<Selectable<UsersTable>, (typeof userColumns)[number]>
+
+export function pictureUrl(pictureId: string | null): string | null {
+  return pictureId ? `/api/users/pictures/${pictureId}` : null
+}
+
+export function toUser(row: UserRecord): User {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    role: row.role,
+    status: row.status,
+    emailVerified: row.email_verified_at !== null,
+    profilePicture: pictureUrl(row.picture_id),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  }
+}
+
+export function findUserById(db: Db, id: string): Promise<UserRecord | undefined> {
+  return db.selectFrom('users').select(userColumns).where('id', '=', id).executeTakeFirst()
+}
+
+/** For sign-in only: the one query that reads the password hash. */
+export function findCredentialsByEmail(db: Db, email: string) {
+  return db
+    .selectFrom('users')
+    .select([...userColumns, 'password_hash'])
+    .where('email', '=', email.toLowerCase())
+    .executeTakeFirst()
+}
+
+export function findUserByEmail(db: Db, email: string): Promise<UserRecord | undefined> {
+  return db.selectFrom('users').select(userColumns).where('email', '=', email.toLowerCase()).executeTakeFirst()
+}
+
+export function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)
+}

@@ -1,0 +1,82 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
+import { createPgConfig } from '@electric-sql/pglite/node-postgres'
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import type { Database } from './types'
+
+export type DatabaseKind = 'postgres' | 'pglite'
+
+export interface DatabaseHandle {
+  db: Kysely<Database>
+  kind: DatabaseKind
+  /** Closes the pool and, for PGlite, the database files: always call it on shutdown. */
+  close(): Promise<void>
+}
+
+export type DatabaseOptions =
+  | { url: string; poolSize?: number; onPoolError?: (error: Error) => void }
+  | { dataDir: string }
+  | { pglite: PGlite }
+
+/**
+ * The same Kysely dialect serves both engines: PGlite ships a node-postgres adapter, so queries,
+ * type parsing and errors behave alike on the embedded database and on a PostgreSQL server.
+ */
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  if ('url' in options) return openPostgres(options.url, options.poolSize ?? 10, options.onPoolError)
+  const owned = !('pglite' in options)
+  let lite: PGlite
+  if ('pglite' in options) {
+    lite = options.pglite
+  } else {
+    fs.mkdirSync(options.dataDir, { recursive: true })
+    lite = await PGlite.create(path.join(options.dataDir, 'pgdata'), { extensions: { pg_trgm } })
+  }
+  const pool = new pg.Pool(createPgConfig(lite))
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return {
+    db,
+    kind: 'pglite',
+    async close() {
+      await db.destroy()
+      if (owned) await lite.close()
+    },
+  }
+}
+
+function openPostgres(url: string, max: number, onPoolError?: (error: Error) => void): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    // A database that is down must produce a quick 503, not a request stuck waiting.
+    connectionTimeoutMillis: 2_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: 10_000,
+    query_timeout: 12_000,
+    application_name: 'accounts',
+  })
+  // A connection dropped by the server (restart, failover, network) must not crash the process.
+  // The pool listens on idle clients only; a client checked out at that moment emits 'error' too,
+  // so every client gets a listener. The failed query answers 503; the pool discards the client.
+  pool.on('error', (error) => onPoolError?.(error))
+  pool.on('connect', (client) => client.on('error', (error) => onPoolError?.(error)))
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return { db, kind: 'postgres', close: () => db.destroy() }
+}
+
+/** True for errors meaning the database cannot be reached right now (answered with 503). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string') {
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true
+    // 08: connection exceptions; 57P01-57P03: shutdown, crash, cannot connect now.
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true
+  }
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    error.message,
+  )
+}

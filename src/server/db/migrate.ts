@@ -1,0 +1,24 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
+import * as accounts from './migrations/0001_accounts'
+import * as listsAndPictures from './migrations/0002_lists_and_pictures'
+import * as refreshRotationFunction from './migrations/0003_refresh_rotation_function'
+
+/** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
+const migrations: Record<string, Migration> = {
+  '0001_accounts': accounts,
+  '0002_lists_and_pictures': listsAndPictures,
+  '0003_refresh_rotation_function': refreshRotationFunction,
+}
+
+const provider: MigrationProvider = { getMigrations: async () => migrations }
+
+/** Brings the schema up to date. Safe with several instances starting at once (Kysely locks). */
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  const migrator = new Migrator({ db, provider })
+  const { error, results } = await migrator.migrateToLatest()
+  const failed = results?.find((r) => r.status === 'Error')
+  if (error || failed) {
+    const reason = error instanceof Error ? error.message : String(error ?? '')
+    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`)
+  }
+}

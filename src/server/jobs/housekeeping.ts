@@ -1,0 +1,43 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Kysely } from 'kysely'
+import { addSeconds, type Clock } from '../auth/clock'
+import { deleteEndedSessions } from '../auth/sessions'
+import type { Database } from '../db/types'
+
+/**
+ * Hourly clean-up of what has no use left: sessions ended more than a week ago (with their
+ * refresh tokens), expired one-time tokens and throttling windows that are over. The activity
+ * log is never touched.
+ */
+const EVERY_MS = 60 * 60 * 1000
+const KEEP_ENDED_SESSIONS_SECONDS = 7 * 24 * 60 * 60
+
+export class Housekeeping {
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<void> | undefined
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running = this.run().catch((error) => this.log.warn({ err: error }, 'housekeeping failed'))
+    }, EVERY_MS)
+    this.timer.unref()
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    await this.running
+  }
+
+  async run(): Promise<void> {
+    const now = this.clock()
+    await deleteEndedSessions(this.db, addSeconds(now, -KEEP_ENDED_SESSIONS_SECONDS))
+    await this.db.deleteFrom('one_time_tokens').where('expires_at', '<', addSeconds(now, -24 * 60 * 60)).execute()
+    await this.db.deleteFrom('rate_limits').where('reset_at', '<', now).execute()
+  }
+}

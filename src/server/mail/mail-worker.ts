@@ -1,0 +1,139 @@
+import type { Kysely } from 'kysely'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Clock } from '../auth/clock'
+import { addSeconds } from '../auth/clock'
+import type { Database } from '../db/types'
+import type { MailQueue } from './mail-queue'
+import { renderMail } from './templates'
+import type { MailTransport } from './transport'
+
+/**
+ * Sends queued mail. A job is leased (its run_after pushed forward) in a short transaction, sent
+ * outside any transaction, then deleted; if the process dies while sending, the lease runs out
+ * and another attempt is made, so nothing queued is lost. Failures back off and give up after
+ * MAX_ATTEMPTS. Several instances share the queue safely (SKIP LOCKED).
+ */
+const LEASE_SECONDS = 60
+const MAX_ATTEMPTS = 8
+const POLL_MS = 2_000
+
+export class MailWorker {
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<void> | undefined
+  private again = false
+  private stopped = false
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly queue: MailQueue,
+    private readonly transport: MailTransport,
+    private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.kick(), POLL_MS)
+    this.timer.unref()
+    void this.kick()
+  }
+
+  /** Runs a pass now (or right after the current one). */
+  kick(): Promise<void> {
+    if (this.stopped) return Promise.resolve()
+    if (this.running) {
+      this.again = true
+      return this.running
+    }
+    this.running = this.pass().finally(() => {
+      this.running = undefined
+      if (this.again) {
+        this.again = false
+        void this.kick()
+      }
+    })
+    return this.running
+  }
+
+  /**
+   * Sends everything that is due; resolves when the queue has nothing due left and no pass started
+   * earlier is still sending (a job leased by that pass is not due, but it is not sent yet either).
+   */
+  async drain(): Promise<void> {
+    for (;;) {
+      while (this.running) await this.running
+      await this.pass()
+      if (!this.running) return
+    }
+  }
+
+  private async pass(): Promise<void> {
+    for (;;) {
+      let jobs
+      try {
+        jobs = await this.lease()
+      } catch (error) {
+        this.log.warn({ err: error }, 'mail queue unavailable')
+        return
+      }
+      if (jobs.length === 0) return
+      await Promise.all(jobs.map((job) => this.send(job)))
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.timer) clearInterval(this.timer)
+    await this.running
+    this.transport.close()
+  }
+
+  private async lease() {
+    const now = this.clock()
+    return this.db.transaction().execute(async (trx) => {
+      const due = await trx
+        .selectFrom('mail_jobs')
+        .select('id')
+        .where('run_after', '<=', now)
+        .orderBy('run_after')
+        .limit(10)
+        .forUpdate()
+        .skipLocked()
+        .execute()
+      if (due.length === 0) return []
+      return trx
+        .updateTable('mail_jobs')
+        .set((eb) => ({ run_after: addSeconds(now, LEASE_SECONDS), attempts: eb('attempts', '+', 1) }))
+        .where(
+          'id',
+          'in',
+          due.map((d) => d.id),
+        )
+        .returning(['id', 'payload', 'attempts'])
+        .execute()
+    })
+  }
+
+  private async send(job: { id: string; payload: string; attempts: number }): Promise<void> {
+    try {
+      const message = this.queue.open(job.payload)
+      await this.transport.send(renderMail(message))
+      await this.db.deleteFrom('mail_jobs').where('id', '=', job.id).execute()
+      this.log.info({ mailJob: job.id, template: message.template }, 'mail sent')
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error)
+      if (job.attempts >= MAX_ATTEMPTS) {
+        this.log.error({ mailJob: job.id, reason }, 'mail given up after repeated failures')
+        await this.db.deleteFrom('mail_jobs').where('id', '=', job.id).execute().catch(() => {})
+        return
+      }
+      const retryIn = Math.min(3600, 15 * 2 ** (job.attempts - 1))
+      this.log.warn({ mailJob: job.id, reason, retryIn }, 'mail not sent, will retry')
+      await this.db
+        .updateTable('mail_jobs')
+        .set({ run_after: addSeconds(this.clock(), retryIn), last_error: reason.slice(0, 500) })
+        .where('id', '=', job.id)
+        .execute()
+        .catch(() => {})
+    }
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The product's e-mails. Each has a plain-text and an HTML part; every link in them was built
+ * from APP_URL when the mail was queued, never from the request's Host header.
+ */
+
+export type MailMessage =
+  | { template: 'verify-email'; to: string; name: string; link: string }
+  | { template: 'already-registered'; to: string; name: string; loginLink: string; resetLink: string }
+  | { template: 'reset-password'; to: string; name: string; link: string }
+  | { template: 'password-changed'; to: string; name: string; resetLink: string }
+
+export interface RenderedMail {
+  to: string
+  subject: string
+  text: string
+  html: string
+}
+
+const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+
+/** A paragraph as HTML: escaped, with the links it mentions made clickable. */
+const paragraphHtml = (text: string) =>
+  `<p>${escapeHtml(text).replace(/https?:\/\/[^\s<>"']+/g, (url) => `<a href="${url}">${url}</a>`)}</p>`
+
+interface Part {
+  subject: string
+  greeting: string
+  paragraphs: string[]
+  action?: { label: string; link: string }
+  after?: string[]
+}
+
+function compose(to: string, part: Part): RenderedMail {
+  const text = [
+    part.greeting,
+    '',
+    ...part.paragraphs.flatMap((p) => [p, '']),
+    ...(part.action ? [`${part.action.label}: ${part.action.link}`, ''] : []),
+    ...(part.after ?? []).flatMap((p) => [p, '']),
+    '-- Accounts',
+  ].join('\n')
+  const html = `<!doctype html>
+<html><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
+<p>${escapeHtml(part.greeting)}</p>
+${part.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
+${
+  part.action
+    ? `<p><a href="${escapeHtml(part.action.link)}" style="display:inline-block;padding:10px 16px;background:#2563eb;color:#fff;border-radius:6px;text-decoration:none">${escapeHtml(part.action.label)}</a></p>
+<p style="font-size:13px;color:#6b7280">Or copy this address into your browser: ${escapeHtml(part.action.link)}</p>`
+    : ''
+}
+${(part.after ?? []).map(paragraphHtml).join('\n')}
+<p style="color:#6b7280">-- Accounts</p>
+</body></html>`
+  return { to, subject: part.subject, text, html }
+}
+
+export function renderMail(message: MailMessage): RenderedMail {
+  const greeting = `Hello ${message.name},`
+  switch (message.template) {
+    case 'verify-email':
+      return compose(message.to, {
+        subject: 'Verify your email address',
+        greeting,
+        paragraphs: ['Thank you for registering. Please confirm your email address to activate your account.'],
+        action: { label: 'Verify email address', link: message.link },
+        after: ['This link expires in 24 hours. If you did not register, you can ignore this message.'],
+      })
+    case 'already-registered':
+      return compose(message.to, {
+        subject: 'Someone tried to register with your email address',
+        greeting,
+        paragraphs: [
+          'Someone just tried to create an account with this email address, which already has an account.',
+          'If it was you, sign in instead, or reset your password if you have forgotten it.',
+        ],
+        action: { label: 'Sign in', link: message.loginLink },
+        after: [`Forgot your password? ${message.resetLink}`, 'If it was not you, no action is needed: your account is unchanged.'],
+      })
+    case 'reset-password':
+      return compose(message.to, {
+        subject: 'Reset your password',
+        greeting,
+        paragraphs: ['We received a request to reset the password of your account.'],
+        action: { label: 'Reset password', link: message.link },
+        after: ['This link expires in 1 hour and can be used once. If you did not ask for it, ignore this message.'],
+      })
+    case 'password-changed':
+      return compose(message.to, {
+        subject: 'Your password was changed',
+        greeting,
+        paragraphs: ['The password of your account was just changed, and your other sessions were signed out.'],
+        after: [`If you did not do this, reset your password now: ${message.resetLink}`],
+      })
+  }
+}

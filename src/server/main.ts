@@ -1,0 +1,82 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { buildApp } from './app'
+import { ConfigError, loadConfig } from './config/env'
+import { webBuildDir } from './config/paths'
+import { AccountInputError, ensureFirstAdmin } from './data/accounts'
+import { DataDirLockedError } from './db/data-dir-lock'
+import { type Runtime, startRuntime } from './runtime'
+
+/**
+ * `npm start`: one process serving the web app and the API. Prints where it listens and, the
+ * first time, the generated admin's credentials. SIGTERM stops accepting, lets requests in
+ * flight finish, closes the database and exits 0.
+ */
+const SHUTDOWN_TIMEOUT_MS = 10_000
+
+const isLoopback = (host: string) => ['127.0.0.1', 'localhost', '::1'].includes(host) || host.startsWith('127.')
+
+async function main(): Promise<void> {
+  const config = loadConfig()
+  const runtime: Runtime = await startRuntime(config)
+  const { ctx } = runtime
+  const admin = await ensureFirstAdmin(ctx)
+
+  const webDir = webBuildDir()
+  const hasWeb = fs.existsSync(path.join(webDir, 'index.html'))
+  const outboxPage = config.env !== 'production' && runtime.mailTransport.kind === 'outbox' && isLoopback(config.host)
+  const app = await buildApp(ctx, { ...(hasWeb ? { webDir } : {}), outboxPage })
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    ctx.log.info({ signal }, 'shutting down')
+    const timer = setTimeout(() => {
+      ctx.log.error('shutdown took too long, exiting')
+      process.exit(1)
+    }, SHUTDOWN_TIMEOUT_MS)
+    timer.unref()
+    // A kept-alive connection whose request finishes during the shutdown would otherwise stay open
+    // (and hold the close) until its keep-alive timeout: close each one as soon as it is idle.
+    const closeIdle = setInterval(() => app.server.closeIdleConnections(), 50)
+    try {
+      await app.close()
+      clearInterval(closeIdle)
+      await runtime.close()
+      process.exit(0)
+    } catch (error) {
+      ctx.log.error({ err: error }, 'shutdown failed')
+      process.exit(1)
+    }
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+
+  await app.listen({ port: config.port, host: config.host })
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.port
+  const local = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`
+  const lines = [
+    '',
+    `Accounts is listening on ${local}`,
+    `  public address (APP_URL): ${config.appUrl}`,
+    `  database: ${ctx.dbKind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
+    `  mail: ${runtime.mailTransport.kind === 'smtp' ? 'SMTP (SMTP_URL)' : `outbox in ${path.join(config.dataDir, 'outbox')}`}`,
+    ...(outboxPage ? [`  outbox page: ${local}/dev/outbox`] : []),
+    ...(hasWeb ? [] : ['  web app: not built (run `npm run build`, or `npm run dev` for development)']),
+  ]
+  if (admin?.password) {
+    lines.push('', 'First administrator created. Sign in with:', `  email:    ${admin.email}`, `  password: ${admin.password}`, 'This password is shown only this once.')
+  }
+  console.log(lines.join('\n') + '\n')
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof AccountInputError) {
+    console.error(`\nCannot start: ${error.message}\n`)
+  } else {
+    console.error(error)
+  }
+  process.exit(1)
+})

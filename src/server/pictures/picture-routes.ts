@@ -1,0 +1,62 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { profilePictureSchema } from '../../shared/schemas/profile'
+import { userSchema } from '../../shared/schemas/user'
+import type { AppContext } from '../context'
+import { commitChange } from '../data/change'
+import { findPicture, isPictureId, replacePicture } from '../data/pictures'
+import { toUser } from '../data/users'
+import { requireAuth } from '../http/auth-guard'
+import { envelope, failures, ok } from '../http/envelope'
+import { notFound, unauthorized } from '../http/errors'
+import { PICTURE_CONTENT_TYPE, encodePicture } from './encode-picture'
+import { readPictureDataUrl } from './read-picture'
+
+/**
+ * Uploading a profile picture, and serving it. The served address is public (an `<img>` sends no
+ * bearer token) but unguessable and new for every upload, so the image is cached for a year.
+ */
+
+/** Room for a data URL somewhat over 5 MB, so that such a picture gets the size message, not a 413. */
+const UPLOAD_BODY_LIMIT = 10 * 1024 * 1024
+const CACHE_FOREVER = 'public, max-age=31536000, immutable'
+
+export function pictureRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/users/profile-picture',
+      {
+        bodyLimit: UPLOAD_BODY_LIMIT,
+        schema: { body: profilePictureSchema, response: { 200: envelope(userSchema), ...failures(400, 401, 403, 413, 503) } },
+      },
+      async (request) => {
+        const { user } = requireAuth(request)
+        const picture = readPictureDataUrl(request.body.profilePicture)
+        const data = await encodePicture(picture)
+        const updated = await commitChange(ctx, async (c) => {
+          const row = await replacePicture(c, user.id, { data, contentType: PICTURE_CONTENT_TYPE })
+          if (row) await c.record({ userId: user.id, kind: 'updated', activity: 'Updated profile picture', ip: request.ip })
+          return row
+        })
+        if (!updated) throw unauthorized('Your session has ended. Please sign in again.', 'SESSION_ENDED')
+        return ok(toUser(updated), 'Profile picture updated successfully')
+      },
+    )
+
+    app.get(
+      '/users/pictures/:file',
+      { schema: { params: z.object({ file: z.string() }), response: { 200: z.instanceof(Buffer), ...failures(404, 503) } } },
+      async (request, reply) => {
+        const { file } = request.params
+        const picture = isPictureId(file) ? await findPicture(ctx.db, file) : undefined
+        if (!picture) throw notFound('Picture not found')
+        return reply
+          .header('Content-Type', picture.content_type)
+          .header('Cache-Control', CACHE_FOREVER)
+          .header('X-Content-Type-Options', 'nosniff')
+          .header('Content-Disposition', 'inline')
+          .send(picture.data)
+      },
+    )
+  }
+}

@@ -1,0 +1,73 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { adminUpdateUserSchema } from '../../../shared/schemas/admin'
+import { userListQuerySchema, userListSchema } from '../../../shared/schemas/lists'
+import { userSchema } from '../../../shared/schemas/user'
+import type { AppContext } from '../../context'
+import { deleteUserAsAdmin, updateUserAsAdmin } from '../../data/admin-users'
+import { listUsers } from '../../data/user-list'
+import { findUserById, isUuid, toUser } from '../../data/users'
+import { requireAuth } from '../../http/auth-guard'
+import { done, envelope, failures, messageOnly, ok } from '../../http/envelope'
+import { notFound } from '../../http/errors'
+
+/** User management (ADMIN only, by the permission table): list, read, edit, delete. */
+
+/** Any string: an id that is not a UUID is simply not found, never a database error. */
+const idParams = z.object({ id: z.string() })
+
+function userId(id: string): string {
+  if (!isUuid(id)) throw notFound('User not found', 'USER_NOT_FOUND')
+  return id.toLowerCase()
+}
+
+export function adminUserRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/admin/users',
+      { schema: { querystring: userListQuerySchema, response: { 200: envelope(userListSchema), ...failures(400, 401, 403, 503) } } },
+      async (request) => {
+        const { page, limit } = request.query
+        const { users, total } = await listUsers(ctx.db, request.query)
+        return ok({ users: users.map(toUser), pagination: { page, limit, total, pages: Math.ceil(total / limit) } })
+      },
+    )
+
+    app.get(
+      '/admin/users/:id',
+      { schema: { params: idParams, response: { 200: envelope(userSchema), ...failures(401, 403, 404, 503) } } },
+      async (request) => {
+        const user = await findUserById(ctx.db, userId(request.params.id))
+        if (!user) throw notFound('User not found', 'USER_NOT_FOUND')
+        return ok(toUser(user))
+      },
+    )
+
+    app.put(
+      '/admin/users/:id',
+      {
+        schema: {
+          params: idParams,
+          body: adminUpdateUserSchema,
+          response: { 200: envelope(userSchema), ...failures(400, 401, 403, 404, 409, 503) },
+        },
+      },
+      async (request) => {
+        const { user: actor } = requireAuth(request)
+        const targetId = userId(request.params.id)
+        const updated = await updateUserAsAdmin(ctx, { actorId: actor.id, targetId, ip: request.ip }, request.body)
+        return ok(toUser(updated), 'User updated successfully')
+      },
+    )
+
+    app.delete(
+      '/admin/users/:id',
+      { schema: { params: idParams, response: { 200: messageOnly, ...failures(401, 403, 404, 409, 503) } } },
+      async (request) => {
+        const { user: actor } = requireAuth(request)
+        await deleteUserAsAdmin(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip })
+        return done('User deleted successfully')
+      },
+    )
+  }
+}

@@ -1,0 +1,165 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { CSRF_HEADER } from '../../../shared/constants'
+import { loginSchema, refreshTokenSchema } from '../../../shared/schemas/auth'
+import { authResultSchema, tokensSchema, userSchema } from '../../../shared/schemas/user'
+import { assertAccountUsable, requireAuth } from '../../http/auth-guard'
+import {
+  createSession,
+  revokeSession,
+  revokeUserSessions,
+  rotateFreshRefreshToken,
+  rotateRefreshToken,
+} from '../../auth/sessions'
+import type { AppContext } from '../../context'
+import { commitChange } from '../../data/change'
+import { findCredentialsByEmail, findUserById, toUser } from '../../data/users'
+import { done, envelope, failures, messageOnly, ok } from '../../http/envelope'
+import { unauthorized } from '../../http/errors'
+import { RULES } from '../../rate-limit/rules'
+
+/** Sign-in, the current user, token refresh, sign-out and the CSRF token (spec section 7). */
+export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/auth/login',
+      {
+        schema: {
+          body: loginSchema,
+          response: { 200: envelope(authResultSchema), ...failures(400, 401, 403, 429, 503) },
+        },
+      },
+      async (request, reply) => {
+        const { email, password } = request.body
+        const ip = request.ip
+        // Counted before the password is checked, so parallel guesses cannot slip past the limit.
+        await ctx.limiter.consume(RULES.loginAddress, ip)
+        await ctx.limiter.consume(RULES.loginAccount, email)
+
+        const found = await findCredentialsByEmail(ctx.db, email)
+        // An unknown address costs the same hashing time as a wrong password.
+        const valid = found ? await ctx.hasher.verify(found.password_hash, password) : await ctx.hasher.verifyNothing(password)
+        if (!found || !valid) {
+          // Recorded for an unknown address too, as nobody's: the same write either way, so the
+          // answer takes the same time (docs/benchmarks/enumeration.md), and staff see the attempts.
+          await commitChange(ctx, (c) =>
+            c.record(
+              found
+                ? { userId: found.id, kind: 'other', activity: 'Failed login', details: 'Wrong password', ip }
+                : { userId: null, kind: 'other', activity: 'Failed login', details: 'Unknown address', ip },
+            ),
+          )
+          throw unauthorized('Invalid credentials', 'INVALID_CREDENTIALS')
+        }
+        // The owner's password: earlier failures stop counting against the account.
+        await ctx.limiter.reset(RULES.loginAccount, email)
+        await ctx.limiter.undo(RULES.loginAddress, ip)
+        // The account's state is told only to someone who knows its password.
+        assertAccountUsable(found)
+
+        const { sessionId, refreshToken } = await commitChange(ctx, async (c) => {
+          const session = await createSession(c.trx, {
+            userId: found.id,
+            ip,
+            userAgent: request.headers['user-agent'] ?? null,
+            now: c.now,
+            lifetimes: ctx.lifetimes,
+          })
+          await c.record({ userId: found.id, kind: 'logged in', activity: 'Logged in', ip })
+          return session
+        })
+        const accessToken = await ctx.accessTokens.sign({ userId: found.id, sessionId })
+        const csrfToken = ctx.csrf.forSession(sessionId)
+        void reply.header(CSRF_HEADER, csrfToken)
+        return ok({ accessToken, refreshToken, csrfToken, user: toUser(found) }, 'Login successful!')
+      },
+    )
+
+    app.get(
+      '/auth/me',
+      { schema: { response: { 200: envelope(userSchema), ...failures(401, 403, 503) } } },
+      async (request) => ok(toUser(requireAuth(request).user)),
+    )
+
+    app.post(
+      '/auth/refresh-token',
+      {
+        schema: {
+          body: refreshTokenSchema,
+          response: { 200: envelope(tokensSchema), ...failures(400, 401, 503) },
+        },
+      },
+      async (request, reply) => {
+        const ip = request.ip
+        const rotated =
+          (await rotateFreshRefreshToken(ctx.db, request.body.refreshToken, ctx.clock(), ctx.lifetimes)) ??
+          (await commitChange(ctx, async (c) => {
+            const result = await rotateRefreshToken(c.trx, request.body.refreshToken, c.now, ctx.lifetimes)
+            if (!result.ok) {
+              if (result.reason === 'reused') {
+                await c.record({
+                  userId: result.userId,
+                  kind: 'other',
+                  activity: 'Session ended: a used refresh token was presented again',
+                  ip,
+                })
+              }
+              return result
+            }
+            const user = await findUserById(c.trx, result.userId)
+            if (!user || user.status !== 'ACTIVE' || !user.email_verified_at) {
+              await revokeSession(c.trx, result.sessionId, 'account not usable', c.now)
+              return { ok: false as const, reason: 'ended' as const }
+            }
+            return result
+          }))
+        if (!rotated.ok) {
+          if (rotated.reason === 'reused') {
+            request.log.warn({ ip }, 'refresh token reused after its grace period: session revoked')
+          }
+          throw unauthorized('Invalid or expired refresh token', 'REFRESH_INVALID')
+        }
+        const accessToken = await ctx.accessTokens.sign({ userId: rotated.userId, sessionId: rotated.sessionId })
+        const csrfToken = ctx.csrf.forSession(rotated.sessionId)
+        void reply.header(CSRF_HEADER, csrfToken)
+        return ok({ accessToken, refreshToken: rotated.refreshToken, csrfToken })
+      },
+    )
+
+    app.post(
+      '/auth/logout',
+      { schema: { response: { 200: messageOnly, ...failures(401, 403, 503) } } },
+      async (request) => {
+        const { user, sessionId } = requireAuth(request)
+        await commitChange(ctx, async (c) => {
+          await revokeSession(c.trx, sessionId, 'logout', c.now)
+          await c.record({ userId: user.id, kind: 'logged out', activity: 'Logged out', ip: request.ip })
+        })
+        return done('Logged out successfully')
+      },
+    )
+
+    app.post(
+      '/auth/logout-all',
+      { schema: { response: { 200: messageOnly, ...failures(401, 403, 503) } } },
+      async (request) => {
+        const { user } = requireAuth(request)
+        await commitChange(ctx, async (c) => {
+          await revokeUserSessions(c.trx, user.id, 'logout everywhere', c.now)
+          await c.record({ userId: user.id, kind: 'logged out', activity: 'Logged out of all sessions', ip: request.ip })
+        })
+        return done('Logged out of all sessions')
+      },
+    )
+
+    app.get(
+      '/auth/csrf-token',
+      { schema: { response: { 200: envelope(z.object({ csrfToken: z.string() })), ...failures(401, 403, 503) } } },
+      async (request, reply) => {
+        const csrfToken = ctx.csrf.forSession(requireAuth(request).sessionId)
+        void reply.header(CSRF_HEADER, csrfToken)
+        return ok({ csrfToken })
+      },
+    )
+  }
+}

@@ -1,0 +1,32 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import fastifyStatic from '@fastify/static'
+import type { FastifyPluginAsync } from 'fastify'
+
+/**
+ * The built web app. Hashed assets are cached for a year; every other page address gets
+ * index.html (the app routes in the browser), which is never cached so a deploy shows at once.
+ */
+export function webRoutes(webDir: string): FastifyPluginAsync {
+  return async (app) => {
+    const indexHtml = fs.readFileSync(path.join(webDir, 'index.html'))
+    await app.register(fastifyStatic, {
+      root: webDir,
+      index: false,
+      wildcard: false,
+      setHeaders(reply, filePath) {
+        const immutable = filePath.includes(`${path.sep}assets${path.sep}`)
+        void reply.header('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
+      },
+    })
+    app.get('/*', async (request, reply) => {
+      if (request.url.startsWith('/api/') || request.url === '/api') {
+        return reply.callNotFound()
+      }
+      const file = request.url.split('?')[0] ?? '/'
+      // A missing asset is a 404, not the app shell: browsers would otherwise parse HTML as code.
+      if (/\.[a-z0-9]+$/i.test(file) && file !== '/index.html') return reply.callNotFound()
+      return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml)
+    })
+  }
+}
