@@ -1,0 +1,60 @@
+import type { ActivityEntry } from '~shared/schemas/lists'
+import { Avatar } from '~web/components/ui/avatar'
+import { Badge, RoleBadge } from '~web/components/ui/badge'
+import { useI18n } from '~web/lib/i18n'
+import { formatDate, formatTime, relativeTime } from '~web/lib/time'
+
+/** The badge of an entry: the first word of its activity ("Logged in" → "Logged"). */
+export function activityBadge(activity: string): string {
+  return activity.trim().split(/\s+/)[0] ?? ''
+}
+
+const BADGE_TONES: Record<string, 'green' | 'blue' | 'amber' | 'red' | 'purple' | 'gray'> = {
+  logged: 'green',
+  registered: 'blue',
+  updated: 'amber',
+  changed: 'amber',
+  deleted: 'red',
+  failed: 'red',
+  verified: 'purple',
+  reset: 'purple',
+}
+
+/**
+ * One activity entry. With `showUser` (the staff view) it also says whose entry it is: name
+ * (or "Unknown User" once deleted), role (CLIENT by default) and e-mail.
+ */
+export function ActivityItem({ entry, showUser = false, now }: { entry: ActivityEntry; showUser?: boolean; now?: Date }) {
+  const { t } = useI18n()
+  const badge = activityBadge(entry.activity)
+  const user = entry.user ?? null
+  return (
+    <li className="flex gap-3 border-b border-line py-4 last:border-b-0">
+      {showUser ? <Avatar name={user?.name ?? '?'} src={user?.profilePicture ?? null} /> : null}
+      <div className="min-w-0 flex-1 space-y-1.5">
+        <div className="flex flex-wrap items-center gap-2">
+          <p className="font-medium break-words">{entry.activity}</p>
+          {badge ? <Badge tone={BADGE_TONES[badge.toLowerCase()] ?? 'gray'}>{badge}</Badge> : null}
+        </div>
+        {showUser ? (
+          <div className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
+            <span className="font-medium">{user?.name ?? t('activity.unknownUser')}</span>
+            <RoleBadge role={user?.role ?? 'CLIENT'} />
+            {user?.email ? <span className="break-all text-muted">{user.email}</span> : null}
+          </div>
+        ) : null}
+        {entry.details ? <p className="text-sm break-words text-muted">{entry.details}</p> : null}
+        <p className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-muted">
+          {entry.ipAddress ? (
+            <span className="break-all">
+              {t('activity.ip')}: {entry.ipAddress}
+            </span>
+          ) : null}
+          <span>{formatDate(entry.createdAt)}</span>
+          <span>{formatTime(entry.createdAt)}</span>
+          <time dateTime={entry.createdAt}>{relativeTime(entry.createdAt, now)}</time>
+        </p>
+      </div>
+    </li>
+  )
+}

@@ -1,0 +1,65 @@
+import { type ReactNode, useLayoutEffect, useRef } from 'react'
+import { Dialog as RadixDialog } from 'radix-ui'
+import X from 'lucide-react/icons/x'
+import { cn } from '~web/lib/cn'
+import { useI18n } from '~web/lib/i18n'
+
+/**
+ * A modal dialog (Radix: focus trapped, Escape closes, title and description announced).
+ * `side="left"` makes it the slide-in sheet of the small-screen menu. Our dialogs are opened by
+ * buttons that are not Radix triggers, so Radix would leave focus on the page's body when one
+ * closes: focus goes back to whatever had it when the dialog opened, if it is still there.
+ */
+export function Dialog({
+  open,
+  onOpenChange,
+  title,
+  description,
+  children,
+  side,
+}: {
+  open: boolean
+  onOpenChange: (open: boolean) => void
+  title: ReactNode
+  description?: ReactNode
+  children: ReactNode
+  side?: 'left'
+}) {
+  const { t } = useI18n()
+  const focusedBefore = useRef<Element | null>(null)
+  useLayoutEffect(() => {
+    if (open) focusedBefore.current = document.activeElement
+  }, [open])
+  return (
+    <RadixDialog.Root open={open} onOpenChange={onOpenChange}>
+      <RadixDialog.Portal>
+        <RadixDialog.Overlay className="fixed inset-0 z-40 bg-black/50" />
+        <RadixDialog.Content
+          className={cn(
+            'fixed z-50 overflow-y-auto border border-line bg-card p-4 text-fg shadow-lg sm:p-6',
+            side === 'left'
+              ? 'inset-y-0 left-0 w-72 max-w-[85vw]'
+              : 'top-1/2 left-1/2 max-h-[90dvh] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 rounded-lg',
+          )}
+          {...(description ? {} : { 'aria-describedby': undefined })}
+          onCloseAutoFocus={(event) => {
+            const target = focusedBefore.current
+            if (target instanceof HTMLElement && target.isConnected && target !== document.body) {
+              event.preventDefault()
+              target.focus()
+            }
+          }}
+        >
+          <div className="mb-4 space-y-1 pr-8">
+            <RadixDialog.Title className="text-lg font-semibold">{title}</RadixDialog.Title>
+            {description ? <RadixDialog.Description className="text-sm text-muted">{description}</RadixDialog.Description> : null}
+          </div>
+          {children}
+          <RadixDialog.Close className="absolute top-3 right-3 rounded-md p-2 text-muted hover:bg-subtle hover:text-fg" aria-label={t('common.close')}>
+            <X aria-hidden className="size-4" />
+          </RadixDialog.Close>
+        </RadixDialog.Content>
+      </RadixDialog.Portal>
+    </RadixDialog.Root>
+  )
+}

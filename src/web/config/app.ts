@@ -1,0 +1,11 @@
+/** Values of the web app that a deployment may want to change. */
+export const SUPPORT_EMAIL: string = import.meta.env.VITE_SUPPORT_EMAIL ?? 'support@example.com'
+
+/** localStorage key of the browser-only settings; public/theme.js reads the same key. */
+export const SETTINGS_STORAGE_KEY = 'accounts.settings'
+
+/** localStorage key of the CSRF token (the spec leaves it unnamed). */
+export const CSRF_STORAGE_KEY = 'csrfToken'
+
+/** Name of the Web Lock that lets one tab at a time refresh the session. */
+export const REFRESH_LOCK_NAME = 'accounts.token-refresh'

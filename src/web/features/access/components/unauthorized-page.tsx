@@ -1,0 +1,34 @@
+import { Link } from 'react-router'
+import ShieldX from 'lucide-react/icons/shield-x'
+import { buttonClass } from '~web/components/ui/button'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle, PublicPage } from '~web/components/ui/card'
+import { paths } from '~web/config/paths'
+import { useI18n } from '~web/lib/i18n'
+
+export function UnauthorizedPage() {
+  const { t } = useI18n()
+  return (
+    <PublicPage>
+      <Card>
+        <CardHeader className="text-center">
+          <ShieldX aria-hidden className="mx-auto mb-2 size-10 text-danger dark:text-red-400" />
+          <CardTitle as="h1" className="text-2xl">
+            {t('unauthorized.title')}
+          </CardTitle>
+          <CardDescription>{t('unauthorized.text')}</CardDescription>
+        </CardHeader>
+        <CardContent className="space-y-4">
+          <p className="text-center text-sm text-muted">{t('unauthorized.restricted')}</p>
+          <div className="flex flex-col gap-2 sm:flex-row">
+            <Link to={paths.dashboard} className={buttonClass('primary', 'md', 'flex-1')}>
+              {t('unauthorized.dashboard')}
+            </Link>
+            <Link to={paths.profile} className={buttonClass('outline', 'md', 'flex-1')}>
+              {t('unauthorized.profile')}
+            </Link>
+          </div>
+        </CardContent>
+      </Card>
+    </PublicPage>
+  )
+}

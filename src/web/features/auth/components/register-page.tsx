@@ -1,0 +1,71 @@
+import { Link, useNavigate } from 'react-router'
+import { Button, buttonClass } from '~web/components/ui/button'
+import { Field } from '~web/components/ui/field'
+import { Input } from '~web/components/ui/input'
+import { PasswordInput } from '~web/components/ui/password-input'
+import { paths, verifyEmailPath } from '~web/config/paths'
+import { toastFailure } from '~web/lib/failures'
+import { applyServerFieldErrors, lazySchema, useSchemaForm } from '~web/lib/forms'
+import { useI18n } from '~web/lib/i18n'
+import { notify } from '~web/lib/toast'
+import { register } from '../api/register'
+import { AuthCard } from './auth-card'
+
+const registerSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.registerSchema))
+const FIELDS = ['name', 'email', 'phone', 'password', 'confirmPassword'] as const
+
+export function RegisterPage() {
+  const { t } = useI18n()
+  const navigate = useNavigate()
+  const form = useSchemaForm({
+    schema: registerSchema,
+    defaultValues: { name: '', email: '', phone: '', password: '', confirmPassword: '' },
+  })
+  const { errors, isSubmitting } = form.formState
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    try {
+      const { email } = await register({ ...values, phone: values.phone ?? null })
+      notify.success(t('register.success'))
+      await navigate(verifyEmailPath(email || values.email))
+    } catch (error) {
+      if (!applyServerFieldErrors(error, form.setError, FIELDS)) toastFailure(error, t('register.failed'))
+    }
+  })
+
+  return (
+    <AuthCard
+      title={t('register.title')}
+      description={t('register.description')}
+      footer={
+        <p>
+          {t('register.haveAccount')}{' '}
+          <Link to={paths.login} className={buttonClass('link')}>
+            {t('register.signIn')}
+          </Link>
+        </p>
+      }
+    >
+      <form noValidate onSubmit={onSubmit} onFocus={form.preload} className="space-y-4">
+        <Field label={t('register.name')} error={errors.name?.message}>
+          <Input autoComplete="name" {...form.register('name')} />
+        </Field>
+        <Field label={t('register.email')} error={errors.email?.message}>
+          <Input type="email" autoComplete="email" inputMode="email" {...form.register('email')} />
+        </Field>
+        <Field label={t('register.phone')} optional error={errors.phone?.message}>
+          <Input type="tel" autoComplete="tel" {...form.register('phone')} />
+        </Field>
+        <Field label={t('register.password')} hint={t('register.passwordHint')} error={errors.password?.message}>
+          <PasswordInput autoComplete="new-password" {...form.register('password')} />
+        </Field>
+        <Field label={t('register.confirmPassword')} error={errors.confirmPassword?.message}>
+          <PasswordInput autoComplete="new-password" {...form.register('confirmPassword')} />
+        </Field>
+        <Button type="submit" className="w-full" disabled={isSubmitting}>
+          {isSubmitting ? t('register.submitting') : t('register.submit')}
+        </Button>
+      </form>
+    </AuthCard>
+  )
+}

@@ -1,0 +1,31 @@
+import { PageHeader } from '~web/components/ui/page-header'
+import { Tab, TabList, TabPanel, Tabs } from '~web/components/ui/tabs'
+import { useI18n } from '~web/lib/i18n'
+import { useSession } from '~web/lib/session'
+import { useProfile } from '../api/get-profile'
+import { ChangePasswordForm } from './change-password-form'
+import { ProfileForm } from './profile-form'
+
+export function ProfilePage() {
+  const { t } = useI18n()
+  const sessionUser = useSession().user
+  const { data: user } = useProfile(sessionUser)
+  if (!user) return null
+  return (
+    <div>
+      <PageHeader title={t('profile.title')} description={t('profile.description')} />
+      <Tabs defaultValue="profile">
+        <TabList label={t('profile.title')}>
+          <Tab value="profile">{t('profile.profileTab')}</Tab>
+          <Tab value="security">{t('profile.securityTab')}</Tab>
+        </TabList>
+        <TabPanel value="profile">
+          <ProfileForm user={user} />
+        </TabPanel>
+        <TabPanel value="security">
+          <ChangePasswordForm />
+        </TabPanel>
+      </Tabs>
+    </div>
+  )
+}

@@ -1,0 +1,70 @@
+import { useState } from 'react'
+import { type Role, STATUSES, type Status } from '~shared/constants'
+import type { User } from '~shared/schemas/user'
+import { Card, CardContent } from '~web/components/ui/card'
+import { SearchField, SelectField } from '~web/components/ui/filter-fields'
+import { PageHeader } from '~web/components/ui/page-header'
+import { Pagination } from '~web/components/ui/pagination'
+import { PageSpinner } from '~web/components/ui/spinner'
+import { EmptyState, ErrorState } from '~web/components/ui/states'
+import { useI18n } from '~web/lib/i18n'
+import { useSession } from '~web/lib/session'
+import { useListFilters } from '~web/lib/use-list-filters'
+import { useUsers } from '../api/get-users'
+import { ROLE_OPTIONS } from '../user-rules'
+import { DeleteUserDialog } from './delete-user-dialog'
+import { EditUserDialog } from './edit-user-dialog'
+import { UsersTable } from './users-table'
+
+export function UsersPage() {
+  const { t } = useI18n()
+  const actor = useSession().user
+  const list = useListFilters<{ role: Role | 'all'; status: Status | 'all' }>({ role: 'all', status: 'all' })
+  const query = useUsers({ page: list.page, search: list.debouncedSearch, ...list.filters })
+  const [editing, setEditing] = useState<User | null>(null)
+  const [deleting, setDeleting] = useState<User | null>(null)
+  const total = query.data?.pagination.total
+  const users = query.data?.users ?? []
+  if (!actor) return null
+
+  return (
+    <div>
+      <PageHeader title={total === undefined ? t('users.title') : t('users.titleWithCount', { count: total })} description={t('users.description')} />
+      <Card>
+        <CardContent className="space-y-4 pt-4 sm:pt-6">
+          <div className="grid grid-cols-1 gap-3 sm:grid-cols-[1fr_auto_auto]">
+            <SearchField label={t('users.searchLabel')} placeholder={t('users.searchPlaceholder')} value={list.search} onChange={list.setSearch} />
+            <SelectField
+              label={t('users.roleFilter')}
+              value={list.filters.role}
+              onChange={(value) => list.setFilter('role', value)}
+              options={[{ value: 'all' as const, label: t('users.allRoles') }, ...ROLE_OPTIONS.map((role) => ({ value: role, label: t(`roles.${role}`) }))]}
+              className="sm:w-44"
+            />
+            <SelectField
+              label={t('users.statusFilter')}
+              value={list.filters.status}
+              onChange={(value) => list.setFilter('status', value)}
+              options={[{ value: 'all' as const, label: t('users.allStatuses') }, ...STATUSES.map((status) => ({ value: status, label: t(`statuses.${status}`) }))]}
+              className="sm:w-44"
+            />
+          </div>
+          {query.isPending ? (
+            <PageSpinner />
+          ) : query.isError && !query.data ? (
+            <ErrorState message={t('users.loadError')} onRetry={() => void query.refetch()} />
+          ) : users.length === 0 ? (
+            <EmptyState title={t('users.empty')} />
+          ) : (
+            <>
+              <UsersTable users={users} actor={actor} onEdit={setEditing} onDelete={setDeleting} />
+              <Pagination page={list.page} pages={query.data?.pagination.pages ?? 1} onChange={list.setPage} hideSingle />
+            </>
+          )}
+        </CardContent>
+      </Card>
+      <EditUserDialog user={editing} actor={actor} onClose={() => setEditing(null)} />
+      <DeleteUserDialog user={deleting} onClose={() => setDeleting(null)} />
+    </div>
+  )
+}

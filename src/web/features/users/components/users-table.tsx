@@ -1,0 +1,95 @@
+import type { ReactNode } from 'react'
+import EllipsisVertical from 'lucide-react/icons/ellipsis-vertical'
+import Pencil from 'lucide-react/icons/pencil'
+import Trash2 from 'lucide-react/icons/trash-2'
+import type { User } from '~shared/schemas/user'
+import { Avatar } from '~web/components/ui/avatar'
+import { Badge, RoleBadge, StatusBadge } from '~web/components/ui/badge'
+import { buttonClass } from '~web/components/ui/button'
+import { Menu, MenuContent, MenuItem, MenuTrigger } from '~web/components/ui/dropdown-menu'
+import { useI18n } from '~web/lib/i18n'
+import { formatDate } from '~web/lib/time'
+import { deleteBlockedReason, editBlockedReason } from '../user-rules'
+
+/**
+ * The users table. On small screens each row becomes a card whose cells carry their column name,
+ * so nothing scrolls sideways at 360 px.
+ */
+export function UsersTable({ users, actor, onEdit, onDelete }: { users: User[]; actor: User; onEdit: (user: User) => void; onDelete: (user: User) => void }) {
+  const { t } = useI18n()
+  return (
+    <table className="w-full text-left text-sm">
+      <thead className="hidden border-b border-line text-muted md:table-header-group">
+        <tr>
+          <th scope="col" className="px-3 py-2 font-medium">{t('users.columns.user')}</th>
+          <th scope="col" className="px-3 py-2 font-medium">{t('users.columns.role')}</th>
+          <th scope="col" className="px-3 py-2 font-medium">{t('users.columns.status')}</th>
+          <th scope="col" className="px-3 py-2 font-medium">{t('users.columns.emailVerified')}</th>
+          <th scope="col" className="px-3 py-2 font-medium">{t('users.columns.created')}</th>
+          <th scope="col" className="px-3 py-2 text-right font-medium">{t('users.columns.actions')}</th>
+        </tr>
+      </thead>
+      <tbody className="block md:table-row-group">
+        {users.map((user) => (
+          <tr key={user.id} className="relative block border-b border-line py-3 last:border-0 md:table-row md:py-0">
+            <td className="block pr-12 md:table-cell md:px-3 md:py-3 md:pr-3">
+              <div className="flex min-w-0 items-center gap-3">
+                <Avatar name={user.name} src={user.profilePicture} size="sm" />
+                <div className="min-w-0">
+                  <p className="font-medium break-words">{user.name}</p>
+                  <p className="break-all text-muted">{user.email}</p>
+                </div>
+              </div>
+            </td>
+            <Cell label={t('users.columns.role')}>
+              <RoleBadge role={user.role} />
+            </Cell>
+            <Cell label={t('users.columns.status')}>
+              <StatusBadge status={user.status} />
+            </Cell>
+            <Cell label={t('users.columns.emailVerified')}>
+              {user.emailVerified ? <Badge tone="green">{t('common.verified')}</Badge> : <Badge tone="amber">{t('common.pending')}</Badge>}
+            </Cell>
+            <Cell label={t('users.columns.created')}>{formatDate(user.createdAt)}</Cell>
+            <td className="absolute top-3 right-0 md:static md:px-3 md:py-3 md:text-right">
+              <RowActions user={user} actor={actor} onEdit={onEdit} onDelete={onDelete} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+function Cell({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <td className="flex items-center justify-between gap-3 py-1 md:table-cell md:px-3 md:py-3">
+      <span className="text-muted md:hidden">{label}</span>
+      <span>{children}</span>
+    </td>
+  )
+}
+
+/** Edit and Delete; an unavailable action stays reachable and says why. */
+function RowActions({ user, actor, onEdit, onDelete }: { user: User; actor: User; onEdit: (user: User) => void; onDelete: (user: User) => void }) {
+  const { t, tm } = useI18n()
+  const editReason = editBlockedReason(actor, user)
+  const deleteReason = deleteBlockedReason(actor, user)
+  return (
+    <Menu>
+      <MenuTrigger className={buttonClass('ghost', 'icon')} aria-label={t('users.actionsFor', { name: user.name })}>
+        <EllipsisVertical aria-hidden className="size-4" />
+      </MenuTrigger>
+      <MenuContent>
+        <MenuItem id={`edit-${user.id}`} reason={editReason ? tm(editReason) : null} onSelect={() => onEdit(user)}>
+          <Pencil aria-hidden className="size-4" />
+          {t('users.edit')}
+        </MenuItem>
+        <MenuItem id={`delete-${user.id}`} danger reason={deleteReason ? tm(deleteReason) : null} onSelect={() => onDelete(user)}>
+          <Trash2 aria-hidden className="size-4" />
+          {t('users.delete')}
+        </MenuItem>
+      </MenuContent>
+    </Menu>
+  )
+}

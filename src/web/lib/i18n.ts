@@ -1,0 +1,86 @@
+import { useSyncExternalStore } from 'react'
+import { LANGUAGES, type Language } from '~shared/constants'
+import { en, type Messages } from '~web/locales/en'
+
+/**
+ * Translations for en, fr, es and de. English ships with the app; the other languages are
+ * separate chunks loaded when chosen. Keys are checked by the compiler. Texts that come from the
+ * shared schemas or the server (validation and error messages) are written in English once, in
+ * src/shared; the other languages translate them by their English text (`translateMessage`).
+ * A small module of our own rather than i18next: the sign-in page's size budget (see
+ * docs/decisions/0201-own-translation-module.md).
+ */
+
+type Leaves<T, Prefix extends string = ''> = {
+  [K in keyof T & string]: T[K] extends string ? `${Prefix}${K}` : Leaves<T[K], `${Prefix}${K}.`>
+}[keyof T & string]
+
+export type TranslationKey = Leaves<Omit<Messages, 'messages'>>
+export type Vars = Record<string, string | number>
+
+const loaders: Record<Exclude<Language, 'en'>, () => Promise<{ default: Messages }>> = {
+  fr: () => import('~web/locales/fr'),
+  es: () => import('~web/locales/es'),
+  de: () => import('~web/locales/de'),
+}
+
+let language: Language = 'en'
+let dictionary: Messages = en
+const listeners = new Set<() => void>()
+
+function lookup(dict: Messages, key: string): string | undefined {
+  let node: unknown = dict
+  for (const part of key.split('.')) {
+    if (!node || typeof node !== 'object') return undefined
+    node = (node as Record<string, unknown>)[part]
+  }
+  return typeof node === 'string' ? node : undefined
+}
+
+function interpolate(text: string, vars?: Vars): string {
+  if (!vars) return text
+  return text.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole))
+}
+
+export function t(key: TranslationKey, vars?: Vars): string {
+  return interpolate(lookup(dictionary, key) ?? lookup(en, key) ?? key, vars)
+}
+
+/** A message written in English in src/shared or by the server, in the current language when known. */
+export function translateMessage(text: string): string {
+  return dictionary.messages[text] ?? text
+}
+
+export function currentLanguage(): Language {
+  return language
+}
+
+export function isLanguage(value: unknown): value is Language {
+  return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value)
+}
+
+/** Switches the interface language, loading that language first when needed. */
+export async function setLanguage(next: Language): Promise<void> {
+  const dict = next === 'en' ? en : (await loaders[next]()).default
+  language = next
+  dictionary = dict
+  if (typeof document !== 'undefined') document.documentElement.lang = next
+  listeners.forEach((listener) => listener())
+}
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener)
+  return () => listeners.delete(listener)
+}
+
+export interface I18n {
+  t: typeof t
+  tm: typeof translateMessage
+  lang: Language
+}
+
+/** Re-renders the component when the language changes. */
+export function useI18n(): I18n {
+  const lang = useSyncExternalStore(subscribe, currentLanguage, currentLanguage)
+  return { t, tm: translateMessage, lang }
+}
