@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Role } from '../../src/shared/constants'
+import { API_ACCESS, type ApiEndpoint, roleMayAccess } from '../../src/shared/permissions'
+import { createTestApp, type SignedIn, STRONG_PASSWORD, type TestApp } from '../support/test-app'
+import { dataUrl, pngImage } from './helpers/images'
+import { quickSignIn, quickUser } from './helpers/users'
+
+/**
+ * Every profile, picture, activity and administration call against every role and anonymous:
+ * exactly the permission table's cells succeed; the rest are a 401 (anonymous) or a 403 (role).
+ * Unsafe methods also need the session's own CSRF token.
+ */
+
+type Caller = 'anonymous' | Role
+const CALLERS: Caller[] = ['anonymous', 'CLIENT', 'DEVELOPER', 'MODERATOR', 'ADMIN']
+
+interface Call {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  url: string
+  body?: unknown
+}
+
+type Area = Extract<ApiEndpoint, `${string} /users/${string}` | `${string} /activity` | `${string} /admin/${string}`>
+
+describe('permission matrix', () => {
+  let t: TestApp
+  const callers = {} as Record<Role, SignedIn>
+  let picture = ''
+
+  beforeAll(async () => {
+    t = await createTestApp()
+    for (const role of ['CLIENT', 'DEVELOPER', 'MODERATOR', 'ADMIN'] as const) callers[role] = await quickSignIn(t, { role, name: `Matrix ${role}` })
+    // A picture of someone outside the matrix, so no cell replaces it.
+    const owner = await quickSignIn(t, { name: 'Picture Owner' })
+    const uploaded = await t.request('POST', '/api/users/profile-picture', {
+      token: owner.accessToken,
+      csrf: owner.csrfToken,
+      body: { profilePicture: dataUrl(await pngImage()) },
+    })
+    picture = uploaded.json().data.profilePicture
+  })
+  afterAll(() => t.close())
+
+  /** A valid request for each call, so that an allowed caller really succeeds. */
+  const calls: Record<Area, (caller: Caller) => Promise<Call>> = {
+    'GET /users/profile': async () => ({ method: 'GET', url: '/api/users/profile' }),
+    'PUT /users/profile': async () => ({ method: 'PUT', url: '/api/users/profile', body: { name: 'Matrix Renamed' } }),
+    'PUT /users/change-password': async () => ({
+      method: 'PUT',
+      url: '/api/users/change-password',
+      // The same new password each time: after the first change it is also the current one.
+      body: { currentPassword: STRONG_PASSWORD, newPassword: STRONG_PASSWORD, confirmPassword: STRONG_PASSWORD },
+    }),
+    'POST /users/profile-picture': async () => ({
+      method: 'POST',
+      url: '/api/users/profile-picture',
+      body: { profilePicture: dataUrl(await pngImage(32, 32)) },
+    }),
+    'GET /users/pictures/:file': async () => ({ method: 'GET', url: picture }),
+    'GET /activity': async () => ({ method: 'GET', url: '/api/activity?page=1&limit=5' }),
+    'GET /admin/activity-logs': async () => ({ method: 'GET', url: '/api/admin/activity-logs?search=matrix&activity=logged%20in' }),
+    'GET /admin/users': async () => ({ method: 'GET', url: '/api/admin/users?search=matrix&role=CLIENT&status=ACTIVE' }),
+    'GET /admin/users/:id': async () => ({ method: 'GET', url: `/api/admin/users/${callers.CLIENT.id}` }),
+    'PUT /admin/users/:id': async () => ({ method: 'PUT', url: `/api/admin/users/${(await quickUser(t)).id}`, body: { role: 'MODERATOR' } }),
+    'DELETE /admin/users/:id': async () => ({ method: 'DELETE', url: `/api/admin/users/${(await quickUser(t, { status: 'INACTIVE' })).id}` }),
+    'GET /admin/stats': async () => ({ method: 'GET', url: '/api/admin/stats' }),
+  }
+
+  const send = (call: Call, caller: Caller, csrf: 'own' | 'none' | 'foreign' = 'own') => {
+    if (caller === 'anonymous') return t.request(call.method, call.url, call.body !== undefined ? { body: call.body } : {})
+    const user = callers[caller]
+    const csrfToken = csrf === 'own' ? user.csrfToken : csrf === 'foreign' ? callers[caller === 'ADMIN' ? 'CLIENT' : 'ADMIN'].csrfToken : undefined
+    return t.request(call.method, call.url, {
+      token: user.accessToken,
+      ...(call.method !== 'GET' && csrfToken ? { csrf: csrfToken } : {}),
+      ...(call.body !== undefined ? { body: call.body } : {}),
+    })
+  }
+
+  it('covers every profile, picture, activity and administration endpoint of the permission table', () => {
+    const inTable = Object.keys(API_ACCESS).filter((key) => / \/(users|activity|admin)/.test(key))
+    expect(Object.keys(calls).sort()).toEqual(inTable.sort())
+  })
+
+  const cells = (Object.keys(calls) as Area[]).flatMap((endpoint) => CALLERS.map((caller) => [endpoint, caller] as const))
+
+  it.each(cells)('%s as %s', async (endpoint, caller) => {
+    const access = API_ACCESS[endpoint]
+    const allowed = access === 'public' || (caller !== 'anonymous' && roleMayAccess(access, caller))
+    const response = await send(await calls[endpoint](caller), caller)
+    if (allowed) {
+      expect(response.statusCode, response.body).toBe(200)
+      if (String(response.headers['content-type'] ?? '').startsWith('application/json')) expect(response.json().success).toBe(true)
+    } else {
+      expect(response.statusCode, response.body).toBe(caller === 'anonymous' ? 401 : 403)
+      expect(response.json()).toMatchObject({ success: false, code: caller === 'anonymous' ? 'AUTH_REQUIRED' : 'FORBIDDEN' })
+    }
+  })
+
+  const unsafe = (Object.keys(calls) as Area[]).filter((endpoint) => !endpoint.startsWith('GET '))
+  const csrfCells = unsafe.flatMap((endpoint) =>
+    (['CLIENT', 'ADMIN'] as const).flatMap((caller) => (['none', 'foreign'] as const).map((csrf) => [endpoint, caller, csrf] as const)),
+  )
+
+  it.each(csrfCells)('%s as %s with %s CSRF token is refused, changing nothing', async (endpoint, caller, csrf) => {
+    const call = await calls[endpoint](caller)
+    const before = await t.ctx.db.selectFrom('users').select(['id', 'name', 'role', 'status', 'picture_id', 'password_hash']).orderBy('id').execute()
+    const response = await send(call, caller, csrf)
+    expect(response.statusCode, response.body).toBe(403)
+    if (roleMayAccess(API_ACCESS[endpoint], caller)) expect(response.json().code).toBe('CSRF_INVALID')
+    const after = await t.ctx.db.selectFrom('users').select(['id', 'name', 'role', 'status', 'picture_id', 'password_hash']).orderBy('id').execute()
+    expect(after).toEqual(before)
+  })
+})

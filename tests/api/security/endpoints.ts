@@ -1,0 +1,180 @@
+import type { LightMyRequestResponse } from 'fastify'
+import type { z } from 'zod'
+import { type ApiEndpoint, API_ACCESS } from '../../../src/shared/permissions'
+import { adminUpdateUserSchema } from '../../../src/shared/schemas/admin'
+import { emailOnlySchema, loginSchema, refreshTokenSchema, registerSchema, resendVerificationSchema, resetPasswordSchema } from '../../../src/shared/schemas/auth'
+import { changePasswordSchema, profilePictureSchema, updateProfileSchema } from '../../../src/shared/schemas/profile'
+import { STRONG_PASSWORD, type SignedIn, type TestApp, uniqueEmail } from '../../support/test-app'
+
+/**
+ * The API's endpoints as the attack suites walk them, taken from the permission table (every /api
+ * route is in it, or the server refuses to start): for each one, who can call it, a concrete
+ * address, and for those that take a body, its schema and a body that passes it. A test that
+ * covers "every endpoint" takes its list from here, and `catalogueGaps()` fails when a route is
+ * added to the table without being added here.
+ */
+
+export interface Callers {
+  user: SignedIn
+  admin: SignedIn
+  /** An account the admin may edit (never the admin itself). */
+  targetId: string
+}
+
+export interface Endpoint {
+  key: ApiEndpoint
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  /** Who the suites call it as: the permission table says who may. */
+  as: 'anonymous' | 'user' | 'admin'
+  path(callers: Callers): string
+}
+
+export interface BodyEndpoint extends Endpoint {
+  method: 'POST' | 'PUT'
+  schema: z.ZodObject
+  /** A body that passes the schema (its effect, if any, is harmless: a failed sign-in, a no-op edit...). */
+  valid(): Record<string, unknown>
+}
+
+/** A token of the right shape that was never issued. */
+export const UNISSUED_TOKEN = 'A'.repeat(43)
+
+const body = (endpoint: BodyEndpoint) => endpoint
+
+export const BODY_ENDPOINTS: BodyEndpoint[] = [
+  body({
+    key: 'POST /auth/register',
+    method: 'POST',
+    as: 'anonymous',
+    path: () => '/api/auth/register',
+    schema: registerSchema,
+    valid: () => ({ name: 'Valid Visitor', email: uniqueEmail('attack'), phone: '+1 555 0100', password: STRONG_PASSWORD, confirmPassword: STRONG_PASSWORD }),
+  }),
+  body({
+    key: 'POST /auth/login',
+    method: 'POST',
+    as: 'anonymous',
+    path: () => '/api/auth/login',
+    schema: loginSchema,
+    valid: () => ({ email: uniqueEmail('nobody'), password: 'Not-Anyones-Password-1!' }),
+  }),
+  body({
+    key: 'POST /auth/resend-verification',
+    method: 'POST',
+    as: 'anonymous',
+    path: () => '/api/auth/resend-verification',
+    schema: resendVerificationSchema,
+    valid: () => ({ email: uniqueEmail('nobody') }),
+  }),
+  body({
+    key: 'POST /auth/forgot-password',
+    method: 'POST',
+    as: 'anonymous',
+    path: () => '/api/auth/forgot-password',
+    schema: emailOnlySchema,
+    valid: () => ({ email: uniqueEmail('nobody') }),
+  }),
+  body({
+    key: 'POST /auth/reset-password/:token',
+    method: 'POST',
+    as: 'anonymous',
+    path: () => `/api/auth/reset-password/${UNISSUED_TOKEN}`,
+    schema: resetPasswordSchema,
+    valid: () => ({ password: 'Fresh-Start-2026!', confirmPassword: 'Fresh-Start-2026!' }),
+  }),
+  body({
+    key: 'POST /auth/refresh-token',
+    method: 'POST',
+    as: 'anonymous',
+    path: () => '/api/auth/refresh-token',
+    schema: refreshTokenSchema,
+    valid: () => ({ refreshToken: UNISSUED_TOKEN }),
+  }),
+  body({
+    key: 'PUT /users/profile',
+    method: 'PUT',
+    as: 'user',
+    path: () => '/api/users/profile',
+    schema: updateProfileSchema,
+    valid: () => ({ name: 'Valid Name', phone: '+1 555 0100' }),
+  }),
+  body({
+    key: 'PUT /users/change-password',
+    method: 'PUT',
+    as: 'user',
+    path: () => '/api/users/change-password',
+    schema: changePasswordSchema,
+    // A wrong current password: the change is refused after the check, whatever else is sent.
+    valid: () => ({ currentPassword: 'Not-The-Current-One-1!', newPassword: 'Tangerine-Kettle-42%', confirmPassword: 'Tangerine-Kettle-42%' }),
+  }),
+  body({
+    key: 'POST /users/profile-picture',
+    method: 'POST',
+    as: 'user',
+    path: () => '/api/users/profile-picture',
+    schema: profilePictureSchema,
+    valid: () => ({ profilePicture: 'data:image/png;base64,AAAA' }),
+  }),
+  body({
+    key: 'PUT /admin/users/:id',
+    method: 'PUT',
+    as: 'admin',
+    path: ({ targetId }) => `/api/admin/users/${targetId}`,
+    schema: adminUpdateUserSchema,
+    valid: () => ({ name: 'Edited Name', phone: '+1 555 0199', role: 'CLIENT', status: 'ACTIVE' }),
+  }),
+]
+
+/** POST routes that take no body: anything sent to them is still parsed (and refused) first. */
+export const BODILESS_POSTS: Endpoint[] = [
+  { key: 'POST /auth/logout', method: 'POST', as: 'user', path: () => '/api/auth/logout' },
+  { key: 'POST /auth/logout-all', method: 'POST', as: 'user', path: () => '/api/auth/logout-all' },
+]
+
+export const OTHER_ENDPOINTS: Endpoint[] = [
+  { key: 'GET /auth/me', method: 'GET', as: 'user', path: () => '/api/auth/me' },
+  { key: 'GET /auth/verify-email/:token', method: 'GET', as: 'anonymous', path: () => `/api/auth/verify-email/${UNISSUED_TOKEN}` },
+  { key: 'GET /auth/csrf-token', method: 'GET', as: 'user', path: () => '/api/auth/csrf-token' },
+  { key: 'GET /users/profile', method: 'GET', as: 'user', path: () => '/api/users/profile' },
+  { key: 'GET /users/pictures/:file', method: 'GET', as: 'anonymous', path: () => '/api/users/pictures/AAAAAAAAAAAAAAAAAAAAAA.webp' },
+  { key: 'GET /activity', method: 'GET', as: 'admin', path: () => '/api/activity' },
+  { key: 'GET /admin/activity-logs', method: 'GET', as: 'admin', path: () => '/api/admin/activity-logs' },
+  { key: 'GET /admin/users', method: 'GET', as: 'admin', path: () => '/api/admin/users' },
+  { key: 'GET /admin/users/:id', method: 'GET', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}` },
+  // The target is ACTIVE: the delete is refused (409), so walking the catalogue deletes nobody.
+  { key: 'DELETE /admin/users/:id', method: 'DELETE', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}` },
+  { key: 'GET /admin/stats', method: 'GET', as: 'admin', path: () => '/api/admin/stats' },
+  { key: 'GET /health', method: 'GET', as: 'anonymous', path: () => '/api/health' },
+]
+
+export const ALL_ENDPOINTS: Endpoint[] = [...BODY_ENDPOINTS, ...BODILESS_POSTS, ...OTHER_ENDPOINTS]
+
+/** Routes of the permission table that the catalogue does not know (should be none). */
+export function catalogueGaps(): string[] {
+  const known = new Set(ALL_ENDPOINTS.map((endpoint) => endpoint.key))
+  return Object.keys(API_ACCESS).filter((key) => !known.has(key as ApiEndpoint))
+}
+
+export interface SendOptions {
+  /** A JSON value, serialised. */
+  body?: unknown
+  /** A raw body, sent as it is. */
+  payload?: string | Buffer
+  contentType?: string
+  headers?: Record<string, string>
+  /** Leave out the bearer token and the CSRF token even where the endpoint needs them. */
+  anonymous?: boolean
+}
+
+/** Calls an endpoint as the caller it needs, with the session's bearer and CSRF tokens. */
+export function send(t: TestApp, endpoint: Endpoint, callers: Callers, options: SendOptions = {}): Promise<LightMyRequestResponse> {
+  const caller = options.anonymous || endpoint.as === 'anonymous' ? undefined : callers[endpoint.as]
+  const headers: Record<string, string> = { ...options.headers }
+  if (options.contentType) headers['content-type'] = options.contentType
+  else if (options.payload !== undefined || options.body !== undefined) headers['content-type'] ??= 'application/json'
+  return t.request(endpoint.method, endpoint.path(callers), {
+    headers,
+    ...(caller ? { token: caller.accessToken, ...(endpoint.method === 'GET' ? {} : { csrf: caller.csrfToken }) } : {}),
+    ...(options.payload !== undefined ? { payload: options.payload } : options.body !== undefined ? { payload: JSON.stringify(options.body) } : {}),
+  })
+}

@@ -1,0 +1,170 @@
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { Writable } from 'node:stream'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import pino from 'pino'
+import type { Role, Status } from '../../src/shared/constants'
+import { buildApp } from '../../src/server/app'
+import { type Config, loadConfig } from '../../src/server/config/env'
+import type { AppContext } from '../../src/server/context'
+import { ensureAccount } from '../../src/server/data/accounts'
+import { loggerOptions } from '../../src/server/http/logging'
+import { readOutbox } from '../../src/server/mail/transport'
+import { type Runtime, startRuntime } from '../../src/server/runtime'
+import { openTestDatabase } from './test-database'
+
+/**
+ * The real application for a test: the same runtime and Fastify app as `npm start`, on a database
+ * of its own, with an adjustable clock, mail in an outbox folder of its own (or SMTP when the
+ * test sets SMTP_URL), and every log line kept so tests can read them.
+ */
+
+export class TestClock {
+  private current = new Date('2026-06-01T12:00:00.000Z')
+  readonly now = () => new Date(this.current)
+  advance(seconds: number): void {
+    this.current = new Date(this.current.getTime() + seconds * 1000)
+  }
+}
+
+export interface RequestOptions {
+  body?: unknown
+  token?: string
+  csrf?: string
+  headers?: Record<string, string>
+  /** A raw body sent as-is (with its own content type in `headers`). */
+  payload?: string | Buffer
+  remoteAddress?: string
+}
+
+export interface SignedIn {
+  id: string
+  email: string
+  password: string
+  accessToken: string
+  refreshToken: string
+  csrfToken: string
+}
+
+export interface TestApp {
+  app: FastifyInstance
+  ctx: AppContext
+  runtime: Runtime
+  clock: TestClock
+  config: Config
+  logs: string[]
+  request(method: string, url: string, options?: RequestOptions): Promise<LightMyRequestResponse>
+  /** Sends every queued e-mail now. */
+  deliverMail(): Promise<void>
+  outbox(): ReturnType<typeof readOutbox>
+  /** Creates an ACTIVE, verified account directly (as `npm run user:create` would). */
+  createUser(input?: { role?: Role; email?: string; name?: string; password?: string; status?: Status }): Promise<{ id: string; email: string; password: string }>
+  /** Creates an account and signs it in through the API. */
+  signIn(input?: { role?: Role; email?: string; name?: string }): Promise<SignedIn>
+  login(email: string, password: string, remoteAddress?: string): Promise<LightMyRequestResponse>
+  close(): Promise<void>
+}
+
+let counter = 0
+export const uniqueEmail = (prefix = 'user') => `${prefix}-${process.pid}-${++counter}-${crypto.randomBytes(3).toString('hex')}@example.com`
+export const STRONG_PASSWORD = 'Correct-Horse-7-Battery!'
+
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-test-'))
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    APP_URL: 'http://app.test',
+    AUTH_SECRET: crypto.randomBytes(32).toString('hex'),
+    RATE_LIMIT: 'off',
+    LOG_LEVEL: 'info',
+    ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+    ...env,
+  })
+  const logs: string[] = []
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...chunk.toString().split('\n').filter(Boolean))
+      done()
+    },
+  })
+  const logger = pino(loggerOptions(config.logLevel) as pino.LoggerOptions, sink)
+  const clock = new TestClock()
+  const database = await openTestDatabase()
+  const runtime = await startRuntime(config, {
+    database,
+    clock: clock.now,
+    logger,
+    redisPrefix: `accounts-test:${crypto.randomBytes(6).toString('hex')}:`,
+    background: false,
+  })
+  const app = await buildApp(runtime.ctx)
+  await app.ready()
+
+  const request: TestApp['request'] = (method, url, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.token) headers.authorization = `Bearer ${options.token}`
+    if (options.csrf) headers['x-csrf-token'] = options.csrf
+    let payload = options.payload
+    if (options.body !== undefined) {
+      headers['content-type'] ??= 'application/json'
+      payload = JSON.stringify(options.body)
+    }
+    return app.inject({
+      method: method as 'GET',
+      url,
+      headers,
+      ...(payload !== undefined ? { payload } : {}),
+      ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
+    })
+  }
+
+  const createUser: TestApp['createUser'] = async (input = {}) => {
+    const email = input.email ?? uniqueEmail(input.role?.toLowerCase() ?? 'client')
+    const password = input.password ?? STRONG_PASSWORD
+    await ensureAccount(runtime.ctx, {
+      email,
+      role: input.role ?? 'CLIENT',
+      name: input.name ?? 'Test User',
+      password,
+      reason: 'test fixture',
+    })
+    const row = await runtime.ctx.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow()
+    if (input.status && input.status !== 'ACTIVE') {
+      await runtime.ctx.db.updateTable('users').set({ status: input.status }).where('id', '=', row.id).execute()
+    }
+    return { id: row.id, email, password }
+  }
+
+  const login: TestApp['login'] = (email, password, remoteAddress) =>
+    request('POST', '/api/auth/login', { body: { email, password }, ...(remoteAddress ? { remoteAddress } : {}) })
+
+  return {
+    app,
+    ctx: runtime.ctx,
+    runtime,
+    clock,
+    config,
+    logs,
+    request,
+    deliverMail: () => runtime.mailWorker.drain(),
+    outbox: () => readOutbox(dataDir),
+    createUser,
+    async signIn(input = {}) {
+      const user = await createUser(input)
+      const response = await login(user.email, user.password)
+      if (response.statusCode !== 200) throw new Error(`sign-in failed: ${response.body}`)
+      const data = response.json().data
+      return { ...user, accessToken: data.accessToken, refreshToken: data.refreshToken, csrfToken: data.csrfToken }
+    },
+    login,
+    async close() {
+      await app.close()
+      await runtime.close()
+      await database.close()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
