@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { call, killStrayServers, printedAdmin, removeDataDir, startServer, stopServer, tempDataDir } from './server-process'
+
+const signIn = async (server: Parameters<typeof call>[0], credentials: { email: string; password: string }) => {
+  const answer = await call(server, 'POST', '/api/auth/login', credentials)
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+  return answer.body.data.user as { email: string; role: string; status: string; emailVerified: boolean }
+}
+
+describe('the first administrator', () => {
+  const dirs: string[] = []
+  const dataDir = () => {
+    const dir = tempDataDir()
+    dirs.push(dir)
+    return dir
+  }
+  afterEach(async () => {
+    await killStrayServers()
+    for (const dir of dirs.splice(0)) removeDataDir(dir)
+  })
+
+  it('is created on the first start with a generated password, printed once, that works', async () => {
+    const dir = dataDir()
+    const first = await startServer({ DATA_DIR: dir })
+    const admin = printedAdmin(first.output())
+    expect(admin).not.toBeNull()
+    expect(admin!.email).toBe('admin@localhost')
+    expect(admin!.password.length).toBeGreaterThanOrEqual(16)
+    expect(first.output()).toContain('This password is shown only this once.')
+    expect(await signIn(first, admin!)).toMatchObject({ email: 'admin@localhost', role: 'ADMIN', status: 'ACTIVE', emailVerified: true })
+    expect((await stopServer(first)).code).toBe(0)
+
+    const second = await startServer({ DATA_DIR: dir })
+    expect(printedAdmin(second.output())).toBeNull()
+    expect(second.output()).not.toContain(admin!.password)
+    expect(second.output()).not.toMatch(/password:/i)
+    expect(await signIn(second, admin!)).toMatchObject({ role: 'ADMIN' })
+    expect((await stopServer(second)).code).toBe(0)
+  })
+
+  it('is the account of ADMIN_EMAIL and ADMIN_PASSWORD when they are set, and no password is generated', async () => {
+    const dir = dataDir()
+    const credentials = { email: 'Chief.Admin@Example.com', password: 'Operator-Chosen-2026!' }
+    const env = { DATA_DIR: dir, ADMIN_EMAIL: credentials.email, ADMIN_PASSWORD: credentials.password }
+    const first = await startServer(env)
+    expect(printedAdmin(first.output())).toBeNull()
+    expect(first.output()).not.toContain(credentials.password)
+    expect(await signIn(first, credentials)).toMatchObject({
+      email: 'chief.admin@example.com',
+      role: 'ADMIN',
+      status: 'ACTIVE',
+      emailVerified: true,
+    })
+    const generated = await call(first, 'POST', '/api/auth/login', { email: 'admin@localhost', password: 'anything-At-all-1!' })
+    expect(generated.status).toBe(401)
+    expect((await stopServer(first)).code).toBe(0)
+
+    // Starting again with the same settings changes nothing and still works.
+    const second = await startServer(env)
+    expect(await signIn(second, credentials)).toMatchObject({ role: 'ADMIN' })
+    expect((await stopServer(second)).code).toBe(0)
+  })
+})
