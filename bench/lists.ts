@@ -1,0 +1,411 @@
+import os from 'node:os'
+import { hash } from '@node-rs/argon2'
+import autocannon from 'autocannon'
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import { openLoaderDatabase, seedDatabase } from '../src/server/cli/seed'
+import { listActivities, recentActivities } from '../src/server/data/activity-list'
+import { userTotals } from '../src/server/data/counts'
+import { listUsers } from '../src/server/data/user-list'
+import type { Database } from '../src/server/db/types'
+import { machineLine, startServer } from './support/server'
+
+/**
+ * Lists at scale: 1,000,000 users and 10,000,000 activity entries on PostgreSQL (seeded with
+ * `npm run db:seed`'s code when the database is empty). Measured twice:
+ *
+ *   - at the database: the exact queries the API runs (the data functions themselves, through a
+ *     Kysely instance that records every statement), each case repeated REPEATS times (more than
+ *     the 5 executions after which a named prepared statement may switch to a generic plan), with
+ *     the plan of every statement compared between the first and the last repetition;
+ *   - through HTTP: the real server (`src/server/main.ts`) in its own process, autocannon in this
+ *     one, every request's latency recorded.
+ *
+ * Targets: user list and searches p95 < 50 ms; activity pages (filtered and searched, first 50
+ * pages) p95 < 50 ms; statistics p95 < 20 ms.
+ *
+ * BENCH_DATABASE_URL names the database (default postgres://postgres@127.0.0.1:5432/accounts_bench);
+ * if it names the server's `postgres` database, `accounts_bench` on that server is used instead.
+ */
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 15)
+const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
+/** Clients under load; the latency targets are judged on one client at a time (no queueing). */
+const HTTP_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4)
+const ADMIN_EMAIL = 'lists-bench-admin@example.com'
+const ADMIN_PASSWORD = 'Lists-Bench-Admin-42!'
+
+type Group = 'User list pages' | 'User searches (3+ characters)' | 'Activity pages (first 50, filtered and searched)' | 'Statistics'
+const TARGETS: Record<Group, number> = {
+  'User list pages': 50,
+  'User searches (3+ characters)': 50,
+  'Activity pages (first 50, filtered and searched)': 50,
+  Statistics: 20,
+}
+
+interface Case {
+  group: Group
+  name: string
+  /** The API call this case is, for the HTTP run. */
+  path: string
+  run(db: Kysely<Database>): Promise<unknown>
+}
+
+const USER_SEARCHES = ['john', 'smith', 'son', 'garcia', 'mary.j', 'example.org', 'lee', '4242', 'james.smith1', 'wagner_', 'nomatchxyz']
+const ACTIVITY_SEARCHES = ['logged', 'password', 'john', 'smith', 'firefox', 'role: client', 'james.smith1', 'example.org', 'garcia', 'nomatchxyz']
+const ACTIVITY_KINDS = ['logged in', 'registered', 'updated', 'deleted', 'verified', 'reset', 'logged out']
+const pages = (...list: number[]) => list
+
+function cases(): Case[] {
+  const all: Case[] = []
+  const users = (name: string, query: Record<string, string | number>) => {
+    const input = { page: 1, limit: 10, ...query } as Parameters<typeof listUsers>[1]
+    const group: Group = 'search' in query ? 'User searches (3+ characters)' : 'User list pages'
+    all.push({ group, name, path: `/api/admin/users?${new URLSearchParams(Object.entries({ limit: 10, ...query }).map(([k, v]) => [k, String(v)]))}`, run: (db) => listUsers(db, input) })
+  }
+  for (let page = 1; page <= 50; page++) users(`page ${page}`, { page })
+  for (const role of ['ADMIN', 'DEVELOPER', 'MODERATOR', 'CLIENT']) for (const page of pages(1, 2, 10)) users(`role ${role}, page ${page}`, { role, page })
+  for (const status of ['ACTIVE', 'INACTIVE', 'SUSPENDED']) for (const page of pages(1, 5)) users(`status ${status}, page ${page}`, { status, page })
+  users('role MODERATOR + status SUSPENDED', { role: 'MODERATOR', status: 'SUSPENDED' })
+  for (const search of USER_SEARCHES) for (const page of pages(1, 3)) users(`"${search}", page ${page}`, { search, page })
+  users('"john" + role DEVELOPER', { search: 'john', role: 'DEVELOPER' })
+  users('"smith" + status SUSPENDED', { search: 'smith', status: 'SUSPENDED' })
+
+  const activities = (name: string, query: Record<string, string | number>) => {
+    const input = { page: 1, limit: 20, ...query } as Parameters<typeof listActivities>[1]
+    all.push({
+      group: 'Activity pages (first 50, filtered and searched)',
+      name,
+      path: `/api/admin/activity-logs?${new URLSearchParams(Object.entries({ limit: 20, ...query }).map(([k, v]) => [k, String(v)]))}`,
+      run: (db) => listActivities(db, input),
+    })
+  }
+  for (let page = 1; page <= 50; page++) activities(`page ${page}`, { page })
+  for (const activity of ACTIVITY_KINDS) for (const page of pages(1, 10, 25, 50)) activities(`"${activity}" entries, page ${page}`, { activity, page })
+  for (const search of ACTIVITY_SEARCHES) for (const page of pages(1, 5, 25, 50)) activities(`"${search}", page ${page}`, { search, page })
+  for (const [search, activity] of [['firefox', 'logged in'], ['john', 'updated'], ['smith', 'logged out'], ['10.1', 'logged in']] as const) {
+    for (const page of pages(1, 50)) activities(`"${search}" in "${activity}" entries, page ${page}`, { search, activity, page })
+  }
+
+  all.push({
+    group: 'Statistics',
+    name: 'totals and recent activity',
+    path: '/api/admin/stats',
+    run: (db) => Promise.all([userTotals(db), recentActivities(db, 10)]),
+  })
+  return all
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function benchDatabaseUrl(): string {
+  const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/accounts_bench')
+  if (url.pathname === '/' || url.pathname === '/postgres') url.pathname = '/accounts_bench'
+  return url.toString()
+}
+
+async function ensureDatabase(url: string): Promise<void> {
+  const server = new URL(url)
+  const name = server.pathname.slice(1)
+  server.pathname = '/postgres'
+  const admin = new pg.Client({ connectionString: server.toString() })
+  await admin.connect()
+  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`)
+  await admin.end()
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+interface Summary {
+  count: number
+  p50: number
+  p95: number
+  p99: number
+  max: number
+}
+
+function summarise(values: number[]): Summary {
+  const sorted = [...values].sort((a, b) => a - b)
+  return { count: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN }
+}
+
+const ms = (value: number) => value.toFixed(1)
+
+interface Statement {
+  sql: string
+  parameters: readonly unknown[]
+}
+
+/** A plan's shape: node types, relations and indexes, without costs or row counts. */
+function planShape(plan: Record<string, unknown>): string {
+  const parts = [String(plan['Node Type']), plan['Index Name'] ?? plan['Relation Name'] ?? ''].join(':')
+  const children = (plan.Plans as Record<string, unknown>[] | undefined) ?? []
+  return children.length > 0 ? `${parts}(${children.map(planShape).join(',')})` : parts
+}
+
+async function shapeOf(pool: pg.Pool, statement: Statement): Promise<string> {
+  const result = await pool.query(`EXPLAIN (FORMAT JSON) ${statement.sql}`, statement.parameters as unknown[])
+  const plan = result.rows[0]['QUERY PLAN'] as [{ Plan: Record<string, unknown> }]
+  return planShape(plan[0].Plan)
+}
+
+async function explainAnalyze(pool: pg.Pool, statement: Statement): Promise<string[]> {
+  const result = await pool.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${statement.sql}`, statement.parameters as unknown[])
+  return result.rows.map((row) => row['QUERY PLAN'] as string)
+}
+
+async function measureDatabase(url: string, all: Case[]) {
+  let recording: Statement[] | null = null
+  const pool = new pg.Pool({ connectionString: url, max: 2, application_name: 'accounts-bench-lists' })
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    log: (event) => {
+      if (event.level === 'query' && recording) recording.push({ sql: event.query.sql, parameters: event.query.parameters })
+    },
+  })
+  const perGroup = new Map<Group, number[]>()
+  const early = new Map<Group, number[]>()
+  const late = new Map<Group, number[]>()
+  const statements: { group: Group; name: string; statement: Statement }[] = []
+  const perCase: { group: Group; name: string; summary: Summary }[] = []
+  const changedPlans: string[] = []
+  let checkedPlans = 0
+
+  // Warm the caches once, as a running server's would be.
+  for (const c of all) await c.run(db)
+
+  for (const c of all) {
+    recording = []
+    await c.run(db)
+    // The planner-estimate statements (EXPLAIN) are part of the call's time, not plans of their own.
+    const firstStatements = recording.filter((s) => !/^\s*EXPLAIN/i.test(s.sql))
+    recording = null
+    const firstShapes = await Promise.all(firstStatements.map((s) => shapeOf(pool, s)))
+    const times: number[] = []
+    for (let i = 0; i < REPEATS; i++) {
+      const started = performance.now()
+      await c.run(db)
+      const elapsed = performance.now() - started
+      times.push(elapsed)
+      ;(perGroup.get(c.group) ?? perGroup.set(c.group, []).get(c.group)!).push(elapsed)
+      const bucket = i < 5 ? early : i >= REPEATS - 5 ? late : null
+      if (bucket) (bucket.get(c.group) ?? bucket.set(c.group, []).get(c.group)!).push(elapsed)
+    }
+    perCase.push({ group: c.group, name: c.name, summary: summarise(times) })
+    const lastShapes = await Promise.all(firstStatements.map((s) => shapeOf(pool, s)))
+    checkedPlans += firstShapes.length
+    firstShapes.forEach((shape, i) => {
+      if (shape !== lastShapes[i]) changedPlans.push(`${c.group}: ${c.name}`)
+    })
+    for (const statement of firstStatements) statements.push({ group: c.group, name: c.name, statement })
+  }
+  await db.destroy()
+  return { perGroup, early, late, statements, changedPlans, checkedPlans, perCase }
+}
+
+async function measureHttp(url: string, all: Case[]) {
+  const passwordHash = await hash(ADMIN_PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 })
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  await client.query(
+    `INSERT INTO users (name, email, password_hash, role, status, email_verified_at)
+     VALUES ('Lists Bench Admin', $1, $2, 'ADMIN', 'ACTIVE', now())
+     ON CONFLICT (email) DO UPDATE SET password_hash = EXCLUDED.password_hash, role = 'ADMIN', status = 'ACTIVE',
+       email_verified_at = coalesce(users.email_verified_at, now())`,
+    [ADMIN_EMAIL, passwordHash],
+  )
+  await client.end()
+
+  const server = await startServer({ DATABASE_URL: url, RATE_LIMIT: 'off' })
+  try {
+    const login = await fetch(`${server.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+    })
+    if (!login.ok) throw new Error(`bench admin could not sign in: ${login.status} ${await login.text()}`)
+    const { accessToken } = ((await login.json()) as { data: { accessToken: string } }).data
+
+    type Run = { latencies: number[]; requests: number; seconds: number; failures: number }
+    const results = new Map<Group, { single: Run; loaded: Run }>()
+    for (const group of Object.keys(TARGETS) as Group[]) {
+      const paths = all.filter((c) => c.group === group).map((c) => c.path)
+      // A short warm-up, then one client at a time, then HTTP_CONNECTIONS clients at once, each
+      // cycling through every call of the group.
+      await cannon(server.url, paths, accessToken, 1, Math.min(3, HTTP_SECONDS), [])
+      const measure = async (connections: number): Promise<Run> => {
+        const latencies: number[] = []
+        const result = await cannon(server.url, paths, accessToken, connections, HTTP_SECONDS, latencies)
+        return { latencies, requests: result['2xx'], seconds: result.duration, failures: result.non2xx + result.errors + result.timeouts }
+      }
+      results.set(group, { single: await measure(1), loaded: await measure(HTTP_CONNECTIONS) })
+    }
+    return results
+  } finally {
+    await server.stop()
+  }
+}
+
+function cannon(base: string, paths: string[], token: string, connections: number, seconds: number, latencies: number[]): Promise<autocannon.Result> {
+  let next = 0
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: base,
+        connections,
+        duration: seconds,
+        headers: { authorization: `Bearer ${token}` },
+        requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length]! }) }],
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    )
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode === 200) latencies.push(responseTime)
+    })
+  })
+}
+
+const KEY_QUERIES: { group: Group; name: string; why: string }[] = [
+  { group: 'User list pages', name: 'page 50', why: 'user list, page 50: a walk of the newest-first index' },
+  { group: 'User list pages', name: 'role MODERATOR, page 10', why: 'user list filtered by role' },
+  { group: 'User searches (3+ characters)', name: '"smith", page 1', why: 'user search, a common name' },
+  { group: 'User searches (3+ characters)', name: '"james.smith1", page 1', why: 'user search, a rare term' },
+  { group: 'Activity pages (first 50, filtered and searched)', name: 'page 50', why: 'activity log, page 50' },
+  { group: 'Activity pages (first 50, filtered and searched)', name: '"deleted" entries, page 50', why: 'activity log filtered to a rare kind' },
+  { group: 'Activity pages (first 50, filtered and searched)', name: '"john", page 50', why: 'activity search by a user name, about 1 entry in 100' },
+  { group: 'Activity pages (first 50, filtered and searched)', name: '"james.smith1", page 1', why: 'activity search, a rare term' },
+  { group: 'Statistics', name: 'totals and recent activity', why: 'statistics' },
+]
+
+export async function run(): Promise<string> {
+  const loadAtStart = os.loadavg().map((n) => n.toFixed(2)).join(', ')
+  const url = benchDatabaseUrl()
+  await ensureDatabase(url)
+  const loader = openLoaderDatabase(url)
+  try {
+    await seedDatabase(loader, { users: 1_000_000, activities: 10_000_000 })
+  } finally {
+    await loader.destroy()
+  }
+  const all = cases()
+
+  console.log(`database: ${all.length} cases × ${REPEATS} repetitions...`)
+  const database = await measureDatabase(url, all)
+
+  console.log('EXPLAIN ANALYZE of the key queries...')
+  const explainPool = new pg.Pool({ connectionString: url, max: 1 })
+  const explained: string[] = []
+  for (const key of KEY_QUERIES) {
+    const statements = database.statements.filter((s) => s.group === key.group && s.name === key.name)
+    explained.push(`### ${key.why}`, '')
+    for (const { statement } of statements) {
+      const plan = await explainAnalyze(explainPool, statement)
+      explained.push('```sql', oneLine(statement), '```', '', '```', ...plan, '```', '')
+    }
+  }
+  const sizes = await explainPool.query(`
+    SELECT (SELECT sum(n) FROM user_counts)::bigint AS users, (SELECT sum(n) FROM activity_counts)::bigint AS activities,
+      pg_size_pretty(pg_total_relation_size('users')) AS users_size, pg_size_pretty(pg_total_relation_size('activities')) AS activities_size,
+      current_setting('server_version') AS version, current_setting('shared_buffers') AS shared_buffers`)
+  await explainPool.end()
+
+  console.log(`HTTP: ${HTTP_CONNECTIONS} connections, ${HTTP_SECONDS} s per group...`)
+  const http = await measureHttp(url, all)
+
+  const groups = Object.keys(TARGETS) as Group[]
+  const dbRows = groups.map((group) => {
+    const s = summarise(database.perGroup.get(group) ?? [])
+    const drift = summarise(database.late.get(group) ?? []).p50 / summarise(database.early.get(group) ?? []).p50
+    const met = s.p95 < TARGETS[group]
+    return `| ${group} | ${s.count} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${ms(s.max)} | ${drift.toFixed(2)} | < ${TARGETS[group]} | ${met ? 'met' : 'NOT met'} |`
+  })
+  const httpRows = groups.map((group) => {
+    const { single, loaded } = http.get(group)!
+    const s = summarise(single.latencies)
+    const l = summarise(loaded.latencies)
+    const met = s.p95 < TARGETS[group]
+    return `| ${group} | ${s.count} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | < ${TARGETS[group]} | ${met ? 'met' : 'NOT met'} | ${(loaded.requests / loaded.seconds).toFixed(0)} | ${ms(l.p50)} / ${ms(l.p95)} / ${ms(l.p99)} | ${single.failures + loaded.failures} |`
+  })
+  const slowest = [...database.perCase].sort((a, b) => b.summary.p95 - a.summary.p95).slice(0, 12)
+  const slowRows = slowest.map(({ group, name, summary }) => `| ${group} | ${name} | ${ms(summary.p50)} | ${ms(summary.p95)} | ${ms(summary.max)} |`)
+  const info = sizes.rows[0] as Record<string, string>
+
+  return [
+    '# Lists at scale',
+    '',
+    `Run by \`npm run bench -- lists\` on ${new Date().toISOString().slice(0, 10)}: ${machineLine()}.`,
+    `PostgreSQL ${info.version} on the same machine (shared_buffers ${info.shared_buffers}, otherwise default settings), holding`,
+    `${Number(info.users).toLocaleString('en-US')} users (${info.users_size} with indexes) and ${Number(info.activities).toLocaleString('en-US')} activity entries (${info.activities_size}),`,
+    'seeded by `npm run db:seed` over two years, in time order.',
+    '',
+    `Cases: ${all.length} calls, each the API's own query: the user list pages 1 to 50 and filtered by role and status;`,
+    `user searches for ${USER_SEARCHES.map((s) => `"${s}"`).join(', ')} (pages 1 and 3, and with filters);`,
+    'the activity log pages 1 to 50, filtered by every activity type at pages 1, 10, 25 and 50, and searched for',
+    `${ACTIVITY_SEARCHES.map((s) => `"${s}"`).join(', ')} at pages 1, 5, 25 and 50 (and with a type filter); statistics.`,
+    'Every activity search page also computes its total (exact up to 1,000 matches, then the planner\'s estimate).',
+    '',
+    '## At the database',
+    '',
+    `Each case run ${REPEATS} times after one warm-up pass; time of the whole call (all its statements), in ms.`,
+    '"Drift" is the median of the last 5 repetitions over the median of the first 5: a plan that degrades',
+    'after repetition (as a cached generic plan can) shows as a drift well above 1. Statements run unnamed',
+    '(node-postgres without `name`), so PostgreSQL plans each with its parameters.',
+    '',
+    '| Calls | Runs | p50 | p95 | p99 | max | Drift | Target p95 | |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...dbRows,
+    '',
+    `Plans compared between the first and the last repetition: ${database.checkedPlans} statements, ${database.changedPlans.length} changed` +
+      (database.changedPlans.length > 0 ? ` (${[...new Set(database.changedPlans)].join('; ')}).` : '.'),
+    '',
+    'The slowest calls (by p95 over their repetitions), in ms:',
+    '',
+    '| Calls | Call | p50 | p95 | max |',
+    '| --- | --- | --- | --- | --- |',
+    ...slowRows,
+    '',
+    '## Through HTTP',
+    '',
+    `The server (\`src/server/main.ts\`, RATE_LIMIT=off, LOG_LEVEL=warn) in its own process; autocannon in the benchmark`,
+    `process, cycling through the group's calls as the signed-in bench admin (so every request also passes the session`,
+    `check), ${HTTP_SECONDS} s with one client (the latency the targets are judged on), then ${HTTP_SECONDS} s with ${HTTP_CONNECTIONS} clients at once. On two`,
+    'cores shared by the server, PostgreSQL and the load generator, several clients mostly measure queueing: their',
+    'latencies and throughput are shown for what the machine sustains. Latency per request, in ms.',
+    '',
+    `| Calls | Requests (1 client) | p50 | p95 | p99 | Target p95 | | Req/s (${HTTP_CONNECTIONS} clients) | p50 / p95 / p99 (${HTTP_CONNECTIONS} clients) | Failures |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...httpRows,
+    '',
+    '## How',
+    '',
+    '- User list: the page\'s ids from a newest-first index (per role, status, or both; index-only past the skipped',
+    '  users), then the page\'s rows; totals from trigger-kept counters (decision 0103).',
+    '- Searches: one lower-case `search_text` per user and per activity entry (the entry\'s text, details and its',
+    '  user\'s name and e-mail, kept current by triggers), trigram GIN indexes, LIKE on the lower-cased term, and',
+    '  statistics target 1000 on those columns so the planner tells common terms from rare ones (0102).',
+    '- Activity searches: from the planner\'s estimate, rare or scattered terms are read through the trigram index',
+    '  (all matches up to 1,001, which also counts them), common ones by a newest-first walk of an index that carries',
+    '  the search text (index-only; one partial index per activity filter) until the page is full (0104).',
+    '- Totals under a search: exact up to 1,000 matches, the planner\'s estimate beyond (0103).',
+    '- Statistics: sums over the counter tables (a few dozen rows) and the 10 newest entries.',
+    '- The slowest calls are deep pages of terms of middling frequency (a surname in about 1 entry in 250): page 50',
+    '  needs the 1,000 newest matches, so about 250,000 entries are walked. Time-partitioning the log would be the',
+    '  next step (0104).',
+    '',
+    `Machine load (1, 5, 15 min) when the run started: ${loadAtStart}. Other work on the machine shares its two cores;`,
+    'timings on an idle machine are lower. EXPLAIN ANALYZE below times every row and node, which costs much on this',
+    'virtual machine\'s clock: its times are higher than the same statements\' own (measured above).',
+    '',
+    '## EXPLAIN (ANALYZE, BUFFERS) of the key queries',
+    '',
+    ...explained,
+  ].join('\n')
+}
+
+function oneLine(statement: Statement): string {
+  const params = statement.parameters.map((p) => JSON.stringify(p instanceof Date ? p.toISOString() : p)).join(', ')
+  return `${statement.sql.replace(/\s+/g, ' ').trim()}\n-- parameters: ${params}`
+}

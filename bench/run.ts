@@ -1,0 +1,41 @@
+/**
+ * `npm run bench [-- <name> ...]`: runs the benchmarks (all by default) against PostgreSQL and
+ * writes each one's results to docs/benchmarks/<name>.md. Timings live here, never in tests.
+ *
+ *   auth   sign-in throughput against the raw hasher, refresh rate, /auth/me latency, memory
+ *   lists  user list, search, activity logs and statistics at 1M users / 10M activity entries
+ *   web    bundle sizes of the sign-in page and of the whole app
+ *   load   a few hundred concurrent mixed requests for minutes: no 5xx, flat memory
+ *   enumeration  answer times of failed sign-ins: unknown address, wrong password, unusable account
+ *
+ * BENCH_DATABASE_URL names the PostgreSQL server (default: the local one).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+
+const available = ['auth', 'lists', 'web', 'load', 'enumeration'] as const
+type BenchName = (typeof available)[number]
+
+const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'))
+const names = (requested.length > 0 ? requested : [...available]) as BenchName[]
+for (const name of names) {
+  if (!available.includes(name)) {
+    console.error(`Unknown benchmark "${name}". Available: ${available.join(', ')}`)
+    process.exit(2)
+  }
+}
+
+for (const name of names) {
+  const file = path.join(import.meta.dirname, `${name}.ts`)
+  if (!fs.existsSync(file)) {
+    console.log(`(benchmark ${name} not present yet)`)
+    continue
+  }
+  console.log(`\n=== benchmark: ${name}`)
+  const module = (await import(file)) as { run: () => Promise<string> }
+  const report = await module.run()
+  const out = path.join(import.meta.dirname, '..', 'docs', 'benchmarks', `${name}.md`)
+  fs.mkdirSync(path.dirname(out), { recursive: true })
+  fs.writeFileSync(out, report.trimEnd() + '\n')
+  console.log(`\nwritten to ${path.relative(process.cwd(), out)}`)
+}
