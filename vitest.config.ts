@@ -1,3 +1,4 @@
+import os from 'node:os'
 import path from 'node:path'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'vitest/config'
@@ -17,6 +18,9 @@ export default defineConfig({
   resolve: { alias },
   test: {
     passWithNoTests: true,
+    // `api` and `web` files run side by side, at least two at a time (Vitest's default is one on
+    // a two-core machine); `system` and `e2e` files start whole servers and run one at a time.
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     projects: [
       {
         resolve: { alias },
