@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely'
+import type { ActivityKind } from '../data/activities'
 import type { Database } from '../db/types'
 import { addSeconds } from './clock'
 import { generateToken, hashToken } from './secure-token'
@@ -21,26 +22,28 @@ export interface SessionLifetimes {
 
 type Db = Kysely<Database> | Transaction<Database>
 
-export async function createSession(
-  trx: Db,
-  input: { userId: string; ip: string | null; userAgent: string | null; now: Date; lifetimes: SessionLifetimes },
+/**
+ * Signs a user in: the new session, its first refresh token and the activity entry that records
+ * the sign-in, committed together by one call of `start_session` (migration 0004).
+ */
+export async function startSession(
+  db: Db,
+  input: {
+    userId: string
+    ip: string | null
+    userAgent: string | null
+    now: Date
+    lifetimes: SessionLifetimes
+    entry: { kind: ActivityKind; activity: string }
+  },
 ): Promise<{ sessionId: string; refreshToken: string }> {
   const { now, lifetimes } = input
-  const session = await trx
-    .insertInto('sessions')
-    .values({
-      user_id: input.userId,
-      created_at: now,
-      last_refreshed_at: now,
-      idle_expires_at: addSeconds(now, lifetimes.idleSeconds),
-      expires_at: addSeconds(now, lifetimes.maxAgeSeconds),
-      ip_address: input.ip,
-      user_agent: input.userAgent?.slice(0, 500) ?? null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  const refreshToken = await issueRefreshToken(trx, session.id, now)
-  return { sessionId: session.id, refreshToken }
+  const refreshToken = generateToken()
+  const { rows } = await sql<{ id: string }>`
+    SELECT start_session(${input.userId}, ${input.ip}, ${input.userAgent?.slice(0, 500) ?? null}, ${now},
+      ${addSeconds(now, lifetimes.idleSeconds)}, ${addSeconds(now, lifetimes.maxAgeSeconds)}, ${hashToken(refreshToken)},
+      ${input.entry.kind}, ${input.entry.activity}) AS id`.execute(db)
+  return { sessionId: rows[0]!.id, refreshToken }
 }
 
 async function issueRefreshToken(trx: Db, sessionId: string, now: Date): Promise<string> {

@@ -2,12 +2,14 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import * as accounts from './migrations/0001_accounts'
 import * as listsAndPictures from './migrations/0002_lists_and_pictures'
 import * as refreshRotationFunction from './migrations/0003_refresh_rotation_function'
+import * as startSessionFunction from './migrations/0004_start_session_function'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {
   '0001_accounts': accounts,
   '0002_lists_and_pictures': listsAndPictures,
   '0003_refresh_rotation_function': refreshRotationFunction,
+  '0004_start_session_function': startSessionFunction,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -1,7 +1,7 @@
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../support/test-app'
-import { createSession } from '../../../src/server/auth/sessions'
+import { startSession } from '../../../src/server/auth/sessions'
 import { quickUser } from '../helpers/users'
 
 /**
@@ -52,7 +52,14 @@ describe('with the throttling store out of reach', () => {
   it('keeps serving calls that count nothing: people already signed in carry on', async () => {
     const user = await quickUser(t, { name: 'Already Signed In' })
     // A session from before the outage.
-    const { sessionId } = await createSession(t.ctx.db, { userId: user.id, ip: null, userAgent: null, now: t.clock.now(), lifetimes: t.ctx.lifetimes })
+    const { sessionId } = await startSession(t.ctx.db, {
+      userId: user.id,
+      ip: null,
+      userAgent: null,
+      now: t.clock.now(),
+      lifetimes: t.ctx.lifetimes,
+      entry: { kind: 'logged in', activity: 'Logged in' },
+    })
     const accessToken = t.ctx.accessTokens.sign({ userId: user.id, sessionId })
     const csrf = t.ctx.csrf.forSession(sessionId)
     expect((await t.request('GET', '/api/health')).statusCode).toBe(200)

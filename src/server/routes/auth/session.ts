@@ -5,7 +5,7 @@ import { loginSchema, refreshTokenSchema } from '../../../shared/schemas/auth'
 import { authResultSchema, tokensSchema, userSchema } from '../../../shared/schemas/user'
 import { assertAccountUsable, requireAuth } from '../../http/auth-guard'
 import {
-  createSession,
+  startSession,
   revokeSession,
   revokeUserSessions,
   rotateFreshRefreshToken,
@@ -57,16 +57,13 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         // The account's state is told only to someone who knows its password.
         assertAccountUsable(found)
 
-        const { sessionId, refreshToken } = await commitChange(ctx, async (c) => {
-          const session = await createSession(c.trx, {
-            userId: found.id,
-            ip,
-            userAgent: request.headers['user-agent'] ?? null,
-            now: c.now,
-            lifetimes: ctx.lifetimes,
-          })
-          await c.record({ userId: found.id, kind: 'logged in', activity: 'Logged in', ip })
-          return session
+        const { sessionId, refreshToken } = await startSession(ctx.db, {
+          userId: found.id,
+          ip,
+          userAgent: request.headers['user-agent'] ?? null,
+          now: ctx.clock(),
+          lifetimes: ctx.lifetimes,
+          entry: { kind: 'logged in', activity: 'Logged in' },
         })
         const accessToken = await ctx.accessTokens.sign({ userId: found.id, sessionId })
         const csrfToken = ctx.csrf.forSession(sessionId)
