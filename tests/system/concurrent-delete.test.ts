@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { call, createPostgresDatabase, killStrayServers, removeDataDir, startServer, stopServer, tempDataDir } from './server-process'
+import { call, createPostgresDatabase, killStrayServers, removeDataDir, STORES, startServer, stopServer, tempDataDir } from './server-process'
 
 /**
  * The same user deleted by several requests at the same instant, over real HTTP connections to a
@@ -7,16 +7,11 @@ import { call, createPostgresDatabase, killStrayServers, removeDataDir, startSer
  * On the embedded database always; on PostgreSQL too (where the requests really run in parallel
  * transactions) when TEST_DATABASE_URL names a server.
  */
-const stores = [
-  { store: 'the embedded database (PGlite)', postgresUrl: undefined as string | undefined },
-  ...(process.env.TEST_DATABASE_URL ? [{ store: 'PostgreSQL', postgresUrl: process.env.TEST_DATABASE_URL }] : []),
-]
-
 const ADMIN = { email: 'delete.race.admin@example.com', password: 'Two-Clicks-At-Once-42!' }
 const TARGETS = 8
 const RACERS = 4
 
-describe.each(stores)('deleting one user from several requests at once on $store', ({ postgresUrl }) => {
+describe.each(STORES)('deleting one user from several requests at once on $store', ({ postgresUrl }) => {
   it('answers one 200 and 404s, never a 500, and records the deletion once', async () => {
     const dataDir = tempDataDir()
     const database = postgresUrl ? await createPostgresDatabase(postgresUrl) : undefined

@@ -11,6 +11,7 @@ import {
   stopServer,
   tempDataDir,
   withTimeout,
+  STORES,
 } from './server-process'
 
 /**
@@ -21,11 +22,6 @@ import {
  * an edit that is not there. Each writer renames one account step by step (#1, #2, ...), so the
  * entries must form an unbroken chain up to the stored name.
  */
-const stores = [
-  { store: 'the embedded database (PGlite)', postgresUrl: undefined as string | undefined },
-  ...(process.env.TEST_DATABASE_URL ? [{ store: 'PostgreSQL', postgresUrl: process.env.TEST_DATABASE_URL }] : []),
-]
-
 const ADMIN = { email: 'crash.admin@example.com', password: 'Kept-Through-Restarts-42!' }
 const PASSWORD = 'Renamed-Many-Times-42!'
 const PROFILE_WRITERS = 6
@@ -41,7 +37,7 @@ interface Writer {
   acknowledged: number
 }
 
-describe.each(stores)('a server killed during edits on $store', ({ postgresUrl }) => {
+describe.each(STORES)('a server killed during edits on $store', ({ postgresUrl }) => {
   it('restarts without repair, with every acknowledged edit and exactly its activity entry', async () => {
     const dataDir = tempDataDir()
     const database = postgresUrl ? await createPostgresDatabase(postgresUrl) : undefined

@@ -10,6 +10,7 @@ import {
   withTimeout,
   killStrayServers,
   removeDataDir,
+  STORES,
 } from './server-process'
 
 /**
@@ -18,16 +19,11 @@ import {
  * entry, and the restart needs no repair. On the embedded database always; on PostgreSQL too when
  * TEST_DATABASE_URL names a server.
  */
-const stores = [
-  { store: 'the embedded database (PGlite)', postgresUrl: undefined as string | undefined },
-  ...(process.env.TEST_DATABASE_URL ? [{ store: 'PostgreSQL', postgresUrl: process.env.TEST_DATABASE_URL }] : []),
-]
-
 const PASSWORD = 'Durable-Writes-42!'
 const WRITERS = 8
 const ACKNOWLEDGED_BEFORE_KILL = 30
 
-describe.each(stores)('a server killed mid-stream on $store', ({ postgresUrl }) => {
+describe.each(STORES)('a server killed mid-stream on $store', ({ postgresUrl }) => {
   it('restarts without repair, with every acknowledged registration and its activity entry', async () => {
     const dataDir = tempDataDir()
     const database = postgresUrl ? await createPostgresDatabase(postgresUrl) : undefined

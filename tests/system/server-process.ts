@@ -17,6 +17,15 @@ import pg from 'pg'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const READY = /Accounts is listening on (http:\/\/\S+)/
 
+/**
+ * The databases a whole-process test runs on: always the embedded one, and the PostgreSQL server
+ * of TEST_DATABASE_URL when it is set.
+ */
+export const STORES = [
+  { store: 'the embedded database (PGlite)', postgresUrl: undefined as string | undefined },
+  ...(process.env.TEST_DATABASE_URL ? [{ store: 'PostgreSQL', postgresUrl: process.env.TEST_DATABASE_URL }] : []),
+]
+
 export interface ServerProcess {
   child: ChildProcess
   url: string

@@ -10,6 +10,7 @@ import {
   startServer,
   stopServer,
   tempDataDir,
+  STORES,
 } from './server-process'
 
 /**
@@ -20,11 +21,6 @@ import {
  * signal is a 503 or a refused connection, the process exits 0 within 10 s, and the last
  * acknowledged write is in the database afterwards.
  */
-const stores = [
-  { store: 'the embedded database (PGlite)', postgresUrl: undefined as string | undefined },
-  ...(process.env.TEST_DATABASE_URL ? [{ store: 'PostgreSQL', postgresUrl: process.env.TEST_DATABASE_URL }] : []),
-]
-
 const ADMIN = { email: 'shutdown.admin@example.com', password: 'Steady-Stream-Of-Calls-42!' }
 const WORKERS = 16
 /** Any request still unanswered after this long counts as hung. */
@@ -68,7 +64,7 @@ async function attempt(server: ServerProcess, seq: number, kind: string, token: 
   }
 }
 
-describe.each(stores)('SIGTERM under a steady stream of requests on $store', ({ postgresUrl }) => {
+describe.each(STORES)('SIGTERM under a steady stream of requests on $store', ({ postgresUrl }) => {
   it('answers everything it took in, refuses the rest promptly, exits 0 within 10 s and keeps the last acknowledged write', async () => {
     const dataDir = tempDataDir()
     const database = postgresUrl ? await createPostgresDatabase(postgresUrl) : undefined
