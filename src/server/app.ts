@@ -77,6 +77,6 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   )
 
   if (options.outboxPage) await app.register(outboxRoutes(ctx))
-  if (options.webDir) await app.register(webRoutes(options.webDir))
+  if (options.webDir) await app.register(webRoutes(options.webDir, { supportEmail: ctx.config.supportEmail }))
   return app
 }

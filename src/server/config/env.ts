@@ -36,6 +36,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ADMIN_EMAIL: z.string().optional(),
   ADMIN_PASSWORD: z.string().optional(),
+  SUPPORT_EMAIL: z.email().optional(),
 })
 
 export interface Config {
@@ -57,6 +58,8 @@ export interface Config {
   logLevel: string
   adminEmail: string | undefined
   adminPassword: string | undefined
+  /** Shown to people whose account is suspended or inactive; given to the web app in its page. */
+  supportEmail: string | undefined
 }
 
 export class ConfigError extends Error {}
@@ -101,5 +104,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     adminEmail: env.ADMIN_EMAIL,
     adminPassword: env.ADMIN_PASSWORD,
+    supportEmail: env.SUPPORT_EMAIL,
   }
 }

@@ -6,10 +6,12 @@ import type { FastifyPluginAsync } from 'fastify'
 /**
  * The built web app. Hashed assets are cached for a year; every other page address gets
  * index.html (the app routes in the browser), which is never cached so a deploy shows at once.
+ * Settings the app needs at run time (the support address) go into that page as <meta> tags, so
+ * they come from the server's configuration, not from the build.
  */
-export function webRoutes(webDir: string): FastifyPluginAsync {
+export function webRoutes(webDir: string, settings: { supportEmail?: string | undefined } = {}): FastifyPluginAsync {
   return async (app) => {
-    const indexHtml = fs.readFileSync(path.join(webDir, 'index.html'))
+    const indexHtml = withSettings(fs.readFileSync(path.join(webDir, 'index.html'), 'utf8'), settings)
     await app.register(fastifyStatic, {
       root: webDir,
       index: false,
@@ -29,4 +31,12 @@ export function webRoutes(webDir: string): FastifyPluginAsync {
       return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml)
     })
   }
+}
+
+const escapeAttribute = (value: string) =>
+  value.replace(/[&"<>']/g, (c) => ({ '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;', "'": '&#39;' })[c]!)
+
+function withSettings(html: string, settings: { supportEmail?: string | undefined }): string {
+  if (!settings.supportEmail) return html
+  return html.replace('</head>', `  <meta name="support-email" content="${escapeAttribute(settings.supportEmail)}" />\n  </head>`)
 }

@@ -1,5 +1,11 @@
-/** Values of the web app that a deployment may want to change. */
-export const SUPPORT_EMAIL: string = import.meta.env.VITE_SUPPORT_EMAIL ?? 'support@example.com'
+/**
+ * Where people whose account is suspended or inactive can write: the server's SUPPORT_EMAIL,
+ * which it puts in the page as <meta name="support-email">; else VITE_SUPPORT_EMAIL at build time.
+ */
+export const SUPPORT_EMAIL: string =
+  (typeof document === 'undefined' ? undefined : document.querySelector<HTMLMetaElement>('meta[name="support-email"]')?.content) ||
+  import.meta.env.VITE_SUPPORT_EMAIL ||
+  'support@example.com'
 
 /** localStorage key of the browser-only settings; public/theme.js reads the same key. */
 export const SETTINGS_STORAGE_KEY = 'accounts.settings'
