@@ -1,0 +1,150 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import crypto from 'node:crypto'
+import net from 'node:net'
+import os from 'node:os'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+
+/**
+ * The real server as `npm start` runs it (`node --import tsx src/server/main.ts`), in a process of
+ * its own, with its output kept for the caller to read: used by the whole-process tests
+ * (tests/system), the browser tests (tests/e2e) and the benchmarks (bench/).
+ */
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const READY = /Accounts is listening on (http:\/\/\S+)/
+
+export interface SpawnOptions {
+  /** Pass this process's environment on (benchmarks, browser tests); by default only PATH and HOME. */
+  inheritEnv?: boolean
+  /** Options for node itself, before the script (e.g. --cpu-prof). */
+  nodeArgs?: string[]
+}
+
+export interface ServerProcess {
+  child: ChildProcess
+  url: string
+  port: number
+  /** Everything the process printed so far, stdout and stderr together. */
+  output(): string
+  /** Resolves when the process has ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+const running = new Set<ChildProcess>()
+
+/** Kills (SIGKILL) every server process a test started and left running, e.g. after a failure. */
+export async function killStrayServers(): Promise<void> {
+  const stray = [...running]
+  await Promise.all(
+    stray.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve()
+          child.once('exit', () => resolve())
+          child.kill('SIGKILL')
+        }),
+    ),
+  )
+}
+
+/** Starts the server process; `ready` resolves once it listens, or rejects when it exits first. */
+export async function spawnServer(env: Record<string, string>, options: SpawnOptions = {}): Promise<{ process: ServerProcess; ready: Promise<void> }> {
+  const port = Number(env.PORT ?? (await freePort()))
+  let output = ''
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/server/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...(options.inheritEnv ? process.env : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir() }),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      RATE_LIMIT: 'off',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  running.add(child)
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      running.delete(child)
+      resolve({ code, signal })
+    }),
+  )
+  const ready = new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (READY.test(output)) resolve()
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    void exited.then(({ code, signal }) => reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`)))
+  })
+  ready.catch(() => {})
+  return { process: { child, url: `http://127.0.0.1:${port}`, port, output: () => output, exited }, ready }
+}
+
+/** Starts the server and waits until it listens. */
+export async function startServer(env: Record<string, string>, options: SpawnOptions = {}): Promise<ServerProcess> {
+  const { process: server, ready } = await spawnServer(env, options)
+  await withTimeout(ready, 90_000, () => `server did not start:\n${server.output()}`)
+  return server
+}
+
+/** Sends a signal and waits for the exit; SIGKILLs it if it lingers past the timeout. */
+export async function stopServer(server: ServerProcess, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 15_000) {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return server.exited
+  server.child.kill(signal)
+  try {
+    return await withTimeout(server.exited, timeoutMs, () => `server did not exit after ${signal}`)
+  } catch (error) {
+    server.child.kill('SIGKILL')
+    throw error
+  }
+}
+
+export async function withTimeout<T>(promise: Promise<T>, ms: number, message: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(message())), ms)
+      }),
+    ])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A fresh database of a random name on a PostgreSQL server, dropped by `drop()`. */
+export async function createPostgresDatabase(serverUrl: string, prefix = 'accounts_test'): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${crypto.randomBytes(5).toString('hex')}`
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      const dropper = new pg.Client({ connectionString: serverUrl })
+      await dropper.connect()
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await dropper.end()
+    },
+  }
+}
+
