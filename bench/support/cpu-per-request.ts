@@ -1,4 +1,12 @@
-// Development aid: CPU milliseconds the server process spends per request, for one endpoint.
+/**
+ * Development aid (`npx tsx bench/support/cpu-per-request.ts`): where the machine's time goes per
+ * request, for sign-in, refresh and GET /auth/me at full speed on PostgreSQL. For each endpoint,
+ * load runs for 18 s; between its 4th and 14th second the CPU time of the server process, of every
+ * PostgreSQL process and of this process (the load generator), and the machine's idle and stolen
+ * time, are read from /proc and divided by the answers in that window. PROFILE=1 also writes a V8
+ * CPU profile of the server to /tmp/prof.
+ */
+import { execSync } from 'node:child_process'
 import fs from 'node:fs'
 import { hash } from '@node-rs/argon2'
 import autocannon from 'autocannon'
@@ -7,44 +15,107 @@ import { openDatabase } from '../../src/server/db/database'
 import { migrateToLatest } from '../../src/server/db/migrate'
 import { dropDatabase, recreateDatabase, startServer } from './server'
 
-import { execSync } from 'node:child_process'
-const postgresCpuMs = () =>
-  execSync('pgrep -x postgres || pgrep postgres').toString().trim().split('\n').reduce((sum, pid) => {
-    try { return sum + cpuMs(Number(pid)) } catch { return sum }
-  }, 0)
-const cpuMs = (pid: number) => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+const PASSWORD = 'Bench-Password-42!'
+const USERS = 300
+
+/** User + system CPU of one process, ms. */
+function processCpuMs(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return 0 // the process ended
+  }
 }
+
+const postgresCpuMs = () =>
+  execSync('pgrep postgres').toString().trim().split('\n').map(Number).reduce((sum, pid) => sum + processCpuMs(pid), 0)
+
+/** The machine's idle (with I/O wait) and stolen time over all cores, ms. */
+function machineIdleMs(): { idle: number; steal: number } {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+  return { idle: (f[3]! + f[4]!) * 10, steal: f[7]! * 10 }
+}
+
+function snapshot(serverPid: number) {
+  const own = process.cpuUsage()
+  return { server: processCpuMs(serverPid), postgres: postgresCpuMs(), generator: (own.user + own.system) / 1000, answers: 0, ...machineIdleMs() }
+}
+
 const url = await recreateDatabase('accounts_bench_cpu')
 const handle = await openDatabase({ url })
 await migrateToLatest(handle.db)
 await handle.close()
 const client = new pg.Client({ connectionString: url })
 await client.connect()
-const h = await hash('Bench-Password-42!')
-await client.query(`INSERT INTO users (name,email,password_hash,role,status,email_verified_at) SELECT 'U'||n,'u'||n||'@example.com',$1,CASE WHEN n=0 THEN 'ADMIN' ELSE 'CLIENT' END,'ACTIVE',now() FROM generate_series(0,100) n`, [h])
+const passwordHash = await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 })
+await client.query(
+  `INSERT INTO users (name, email, password_hash, role, status, email_verified_at)
+   SELECT 'Bench User ' || n, 'bench' || n || '@example.com', $1, CASE WHEN n = 0 THEN 'ADMIN' ELSE 'CLIENT' END, 'ACTIVE', now()
+   FROM generate_series(0, $2::int) AS n`,
+  [passwordHash, USERS],
+)
 await client.end()
+
 const server = await startServer({ DATABASE_URL: url, RATE_LIMIT: 'off' }, process.env.PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])
-const tokens = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
-  const r = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `u${i + 1}@example.com`, password: 'Bench-Password-42!' }) })
-  return ((await r.json()) as { data: { accessToken: string; refreshToken: string } }).data
-}))
-let i = 0
-const pool = tokens.map((t) => t.refreshToken)
-const pid = server.child.pid!
-for (const which of ['me', 'refresh', 'login'] as const) {
-  const before = cpuMs(pid)
-  const pgBefore = postgresCpuMs()
-  const result = await new Promise<autocannon.Result>((resolve, reject) => autocannon({
-    url: `${server.url}/api/auth/${which === 'me' ? 'me' : which === 'login' ? 'login' : 'refresh-token'}`, connections: 20, amount: which === 'login' ? 1000 : 10000,
-    requests: [which === 'login'
-      ? { method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (r) => ({ ...r, body: JSON.stringify({ email: `u${1 + (i++ % 100)}@example.com`, password: 'Bench-Password-42!' }) }) }
-      : which === 'me'
-      ? { method: 'GET', setupRequest: (r, c) => { const ctx = c as Record<string, string>; ctx.t ??= tokens[i++ % 20]!.accessToken; return { ...r, headers: { authorization: `Bearer ${ctx.t}` } } } }
-      : { method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (r) => ({ ...r, body: JSON.stringify({ refreshToken: pool.shift() }) }), onResponse: (s, b) => { if (s === 200) pool.push(JSON.parse(b).data.refreshToken) } }],
-  }, (e, r) => (e ? reject(e) : resolve(r))))
-  console.log(which, 'server CPU ms/request', ((cpuMs(pid) - before) / result['2xx']).toFixed(3), 'postgres CPU ms/request', ((postgresCpuMs() - pgBefore) / result['2xx']).toFixed(3), 'non2xx', result.non2xx, 'req/s', result.requests.average, 'p50', result.latency.p50)
+const signIn = async (n: number) => {
+  const response = await fetch(`${server.url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `bench${n}@example.com`, password: PASSWORD }),
+  })
+  return ((await response.json()) as { data: { accessToken: string; refreshToken: string } }).data
+}
+const sessions = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(i + 1)))
+const refreshPool = sessions.map((s) => s.refreshToken)
+let next = 0
+
+const requests: Record<string, autocannon.Request> = {
+  'sign-in': {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (r) => ({ ...r, body: JSON.stringify({ email: `bench${1 + (next++ % USERS)}@example.com`, password: PASSWORD }) }),
+  },
+  refresh: {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (r) => ({ ...r, body: JSON.stringify({ refreshToken: refreshPool.shift() }) }),
+    onResponse: (status, body) => {
+      if (status === 200) refreshPool.push((JSON.parse(body) as { data: { refreshToken: string } }).data.refreshToken)
+    },
+  },
+  'GET /auth/me': {
+    method: 'GET',
+    setupRequest: (r, context) => {
+      const c = context as Record<string, string>
+      c.token ??= sessions[next++ % sessions.length]!.accessToken
+      return { ...r, headers: { authorization: `Bearer ${c.token}` } }
+    },
+  },
+}
+const paths: Record<string, string> = { 'sign-in': '/api/auth/login', refresh: '/api/auth/refresh-token', 'GET /auth/me': '/api/auth/me' }
+
+const rows: string[] = []
+for (const [name, request] of Object.entries(requests)) {
+  let answers = 0
+  let start = snapshot(server.child.pid!)
+  let end = start
+  const timers = [
+    setTimeout(() => ((start = snapshot(server.child.pid!)), (start.answers = answers)), 4_000),
+    setTimeout(() => ((end = snapshot(server.child.pid!)), (end.answers = answers)), 14_000),
+  ]
+  const instance = autocannon({ url: server.url + paths[name], connections: name === 'sign-in' ? 16 : 20, duration: 18, requests: [request] }, () => undefined)
+  instance.on('response', (_client, status) => {
+    if (status >= 200 && status < 300) answers++
+  })
+  await new Promise((resolve) => instance.on('done', resolve))
+  timers.forEach(clearTimeout)
+  const n = end.answers - start.answers
+  const per = (key: 'server' | 'postgres' | 'generator' | 'idle' | 'steal') => ((end[key] - start[key]) / n).toFixed(2)
+  rows.push(`| ${name} | ${(n / 10).toFixed(0)} | ${per('server')} | ${per('postgres')} | ${per('generator')} | ${per('idle')} | ${per('steal')} |`)
 }
 await server.stop()
 await dropDatabase('accounts_bench_cpu')
+console.log('| Request | Answers/s | Server CPU, ms | PostgreSQL CPU, ms | Load generator CPU, ms | Machine idle, ms | Stolen, ms |')
+console.log('| --- | --- | --- | --- | --- | --- | --- |')
+console.log(rows.join('\n'))

@@ -1,0 +1,102 @@
+import http from 'node:http'
+import { performance } from 'node:perf_hooks'
+
+/**
+ * A constant-rate ("open loop") load generator: request n is due at start + n / rate, whether or
+ * not earlier answers have come back, and its latency is counted from that due time, so a slow
+ * answer that holds up the requests behind it shows in their latencies too (no coordinated
+ * omission). autocannon's `overallRate` is not this: each connection sends its share of the
+ * second back to back as soon as the second starts, then waits for the next one, so what it
+ * measures at "1,000 per second" is bursts at full speed (docs/decisions/0008).
+ */
+export interface OpenLoopOptions {
+  url: string
+  /** Requests per second, spread evenly. */
+  rate: number
+  seconds: number
+  /** Keep-alive connections the requests share; a request waits for a free one. */
+  connections: number
+  /** The n-th request: path (with query), method, headers, body. */
+  request(n: number): { path: string; method?: string; headers?: Record<string, string>; body?: string }
+  /** Wait at most this long for each answer. */
+  timeoutMs?: number
+}
+
+export interface OpenLoopResult {
+  sent: number
+  ok: number
+  non2xx: number
+  errors: number
+  /** Answers per second over the run. */
+  answeredPerSecond: number
+  latency: { p50: number; p90: number; p99: number; p999: number; max: number }
+}
+
+export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
+  const target = new URL(options.url)
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections })
+  const total = Math.round(options.rate * options.seconds)
+  const latencies = new Float64Array(total)
+  const interval = 1000 / options.rate
+  let sent = 0
+  let answered = 0
+  let ok = 0
+  let non2xx = 0
+  let errors = 0
+
+  const start = performance.now()
+  await new Promise<void>((resolve) => {
+    const finish = (n: number, due: number, status: number | null) => {
+      latencies[n] = performance.now() - due
+      if (status === null) errors++
+      else if (status >= 200 && status < 300) ok++
+      else non2xx++
+      if (++answered === total) resolve()
+    }
+    const send = (n: number) => {
+      const due = start + n * interval
+      const spec = options.request(n)
+      const request = http.request(
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          path: spec.path,
+          method: spec.method ?? 'GET',
+          headers: spec.body === undefined ? spec.headers : { ...spec.headers, 'content-length': Buffer.byteLength(spec.body) },
+          timeout: options.timeoutMs ?? 10_000,
+        },
+        (response) => {
+          response.resume()
+          response.on('end', () => finish(n, due, response.statusCode ?? 0))
+          response.on('error', () => finish(n, due, null))
+        },
+      )
+      request.on('timeout', () => request.destroy(new Error('timeout')))
+      request.on('error', () => finish(n, due, null))
+      request.end(spec.body)
+    }
+    // Every millisecond or so, send whatever has come due since the last tick.
+    const tick = () => {
+      const due = Math.min(total, Math.floor((performance.now() - start) / interval) + 1)
+      while (sent < due) send(sent++)
+      if (sent < total) setTimeout(tick, 1)
+    }
+    tick()
+  })
+  const elapsed = (performance.now() - start) / 1000
+  agent.destroy()
+
+  const sorted = Array.from(latencies).sort((a, b) => a - b)
+  const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!)
+  return {
+    sent,
+    ok,
+    non2xx,
+    errors,
+    answeredPerSecond: answered / elapsed,
+    latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: round(sorted[sorted.length - 1]!) },
+  }
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100
