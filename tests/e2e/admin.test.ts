@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, test } from 'vitest'
 import { type Account, GOOD_PASSWORD, signInThroughApi, uniqueEmail } from './support/accounts'
 import { type AppPage, accessibleDescription, openSignedIn, signInThroughPage, toast } from './support/browser'
 import { browserTests } from './support/fixtures'
-import { linkTo } from './support/mailbox'
+import { linkTo } from '../support/mailbox'
 
 /**
  * The staff areas (spec sections 2, 4, 5 and 6): the admin dashboard's figures, user management

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { GOOD_PASSWORD, callApi, uniqueEmail } from './support/accounts'
 import { signInThroughPage, storedSession, toast } from './support/browser'
 import { browserTests } from './support/fixtures'
-import { linkTo } from './support/mailbox'
+import { linkTo } from '../support/mailbox'
 
 /**
  * The signed-out journeys of the spec (sections 2, 4 and 8): registering and verifying by the

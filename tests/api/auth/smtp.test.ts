@@ -1,7 +1,6 @@
-import type { AddressInfo } from 'node:net'
-import PostalMime, { type Email } from 'postal-mime'
-import { SMTPServer } from 'smtp-server'
+import type { Email } from 'postal-mime'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Mailbox, startMailbox } from '../../support/mailbox'
 import { createTestApp, type TestApp } from '../../support/test-app'
 import { APP_ORIGIN, expectFailure, newVisitor, register } from './helpers'
 
@@ -9,42 +8,12 @@ import { APP_ORIGIN, expectFailure, newVisitor, register } from './helpers'
  * Mail through a real SMTP server: the product is configured with SMTP_URL, the test listens on a
  * random local port and reads each message as a mail client would.
  */
-interface Received {
-  envelopeTo: string[]
-  mail: Email
-}
-
-async function startSmtpServer() {
-  const received: Received[] = []
-  const server = new SMTPServer({
-    // Plain SMTP on loopback: no TLS upgrade, no login.
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    authOptional: true,
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = []
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-      stream.on('end', () => {
-        PostalMime.parse(Buffer.concat(chunks))
-          .then((mail) => {
-            received.push({ envelopeTo: session.envelope.rcptTo.map((r) => r.address), mail })
-            callback()
-          })
-          .catch((error: Error) => callback(error))
-      })
-    },
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.server.address() as AddressInfo).port
-  return { received, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
-}
-
 describe('e-mail through an SMTP server', () => {
-  let smtp: Awaited<ReturnType<typeof startSmtpServer>>
+  let smtp: Mailbox
   let t: TestApp
   beforeAll(async () => {
-    smtp = await startSmtpServer()
-    t = await createTestApp({ SMTP_URL: `smtp://127.0.0.1:${smtp.port}?ignoreTLS=true` })
+    smtp = await startMailbox()
+    t = await createTestApp({ SMTP_URL: `${smtp.smtpUrl}?ignoreTLS=true` })
   })
   afterAll(async () => {
     await t?.close()
@@ -53,7 +22,10 @@ describe('e-mail through an SMTP server', () => {
 
   const inbox = async (address: string) => {
     await t.deliverMail()
-    return smtp.received.filter((r) => r.envelopeTo.includes(address)).map((r) => r.mail)
+    return smtp
+      .all()
+      .filter((received) => received.to.includes(address.toLowerCase()))
+      .map((received) => received.email)
   }
 
   /** The link in a message: the same in its text and its HTML part, on APP_URL. */

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto'
 import type { Role, Status } from '../../../src/shared/constants'
 import type { User } from '../../../src/shared/schemas/user'
-import { linkTo } from './mailbox'
+import { linkTo } from '../../support/mailbox'
 import type { RunningServer } from './server'
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createPostgresDatabase, freePort, startServer as startProcess, stopServer } from '../../support/server-process'
-import { type Mailbox, startMailbox } from './mailbox'
+import { type Mailbox, startMailbox } from '../../support/mailbox'
 import { ensureWebBuild } from './web-build'
 
 /**

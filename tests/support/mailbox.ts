@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net'
-import PostalMime from 'postal-mime'
+import PostalMime, { type Email } from 'postal-mime'
 import { SMTPServer } from 'smtp-server'
 
 /**
  * A real SMTP server on a free local port that keeps every message the product sends, parsed
- * with postal-mime. The server under test gets `SMTP_URL=smtp://127.0.0.1:<port>`, so mail goes
- * through its real queue, worker and SMTP transport.
+ * with postal-mime, as a mail client would read it. The product gets
+ * `SMTP_URL=smtp://127.0.0.1:<port>`, so mail goes through its real queue, worker and SMTP
+ * transport. Used by the API tests of mail and by the browser tests.
  */
 export interface ReceivedMail {
   to: string[]
@@ -15,6 +16,8 @@ export interface ReceivedMail {
   html: string
   /** Every http(s) address in the plain-text part, in order. */
   links: string[]
+  /** The whole message as parsed: headers, parts, addresses with their names. */
+  email: Email
 }
 
 export interface Mailbox {
@@ -54,6 +57,7 @@ export async function startMailbox(): Promise<Mailbox> {
               text,
               html: email.html ?? '',
               links: [...text.matchAll(/https?:\/\/[^\s<>"]+/g)].map((match) => match[0]),
+              email,
             })
             listeners.forEach((listener) => listener())
             callback()
