@@ -5,6 +5,7 @@ import Clock from 'lucide-react/icons/clock'
 import type { Role } from '~shared/constants'
 import type { User } from '~shared/schemas/user'
 import { Avatar } from '~web/components/ui/avatar'
+import { NameAndBadges } from '~web/components/name-and-badges'
 import { Badge, RoleBadge, StatusBadge } from '~web/components/ui/badge'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~web/components/ui/card'
 import { type TranslationKey, useI18n } from '~web/lib/i18n'
@@ -48,13 +49,7 @@ function ProfileCard({ user }: { user: User }) {
       <CardContent className="space-y-4">
         <div className="flex items-center gap-4">
           <Avatar name={user.name} src={user.profilePicture} size="lg" />
-          <div className="min-w-0 space-y-1">
-            <p className="text-lg font-semibold break-words">{user.name}</p>
-            <div className="flex flex-wrap gap-1.5">
-              <RoleBadge role={user.role} />
-              <StatusBadge status={user.status} />
-            </div>
-          </div>
+          <NameAndBadges user={user} />
         </div>
         <dl className="space-y-2 text-sm">
           <Item label={t('dashboard.email')}>

@@ -1,6 +1,6 @@
 import { updateProfileSchema } from '~shared/schemas/profile'
 import type { User } from '~shared/schemas/user'
-import { RoleBadge, StatusBadge } from '~web/components/ui/badge'
+import { NameAndBadges } from '~web/components/name-and-badges'
 import { Button } from '~web/components/ui/button'
 import { Card, CardContent, CardFooter } from '~web/components/ui/card'
 import { Field } from '~web/components/ui/field'
@@ -39,13 +39,7 @@ export function ProfileForm({ user }: { user: User }) {
       <CardContent className="space-y-6 pt-4 sm:pt-6">
         <div className="flex flex-wrap items-center gap-4">
           <PictureUpload user={user} />
-          <div className="min-w-0 space-y-1">
-            <p className="text-lg font-semibold break-words">{user.name}</p>
-            <div className="flex flex-wrap gap-1.5">
-              <RoleBadge role={user.role} />
-              <StatusBadge status={user.status} />
-            </div>
-          </div>
+          <NameAndBadges user={user} />
         </div>
         <form id="profile-form" noValidate onSubmit={onSubmit} onFocus={form.preload} className="grid grid-cols-1 gap-4 md:grid-cols-2">
           <Field label={t('profile.name')} error={errors.name?.message}>
