@@ -2,9 +2,7 @@ import os from 'node:os'
 import { hash, verify } from '@node-rs/argon2'
 import autocannon from 'autocannon'
 import pLimit from 'p-limit'
-import pg from 'pg'
-import { openDatabase } from '../src/server/db/database'
-import { migrateToLatest } from '../src/server/db/migrate'
+import { seedBenchUsers, signIn } from './support/accounts'
 import { openLoop } from './support/open-loop'
 import { dropDatabase, machineLine, recreateDatabase, startServer } from './support/server'
 
@@ -47,34 +45,6 @@ async function rawHasherRate(passwordHash: string, seconds: number): Promise<num
   return (done * 1000) / (Date.now() - start)
 }
 
-async function seedUsers(url: string, passwordHash: string): Promise<string[]> {
-  const handle = await openDatabase({ url })
-  await migrateToLatest(handle.db)
-  await handle.close()
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  // One admin so start-up does not create one; then the users who sign in.
-  await client.query(
-    `INSERT INTO users (name, email, password_hash, role, status, email_verified_at)
-     SELECT 'Bench User ' || n, 'bench' || n || '@example.com', $1,
-            CASE WHEN n = 0 THEN 'ADMIN' ELSE 'CLIENT' END, 'ACTIVE', now()
-     FROM generate_series(0, $2::int) AS n`,
-    [passwordHash, USERS],
-  )
-  await client.end()
-  return Array.from({ length: USERS }, (_, i) => `bench${i + 1}@example.com`)
-}
-
-async function signIn(base: string, email: string) {
-  const response = await fetch(`${base}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: PASSWORD }),
-  })
-  if (!response.ok) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`)
-  return ((await response.json()) as { data: { accessToken: string; refreshToken: string } }).data
-}
-
 const ok2xx = (r: Result) => r['2xx']
 const perSecond = (r: Result) => ok2xx(r) / r.duration
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -82,7 +52,7 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFracti
 export async function run(): Promise<string> {
   const url = await recreateDatabase(DATABASE)
   const passwordHash = await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 })
-  const emails = await seedUsers(url, passwordHash)
+  const emails = await seedBenchUsers(url, passwordHash, USERS)
 
 
   const server = await startServer({ DATABASE_URL: url, RATE_LIMIT: 'off' })
@@ -130,7 +100,7 @@ export async function run(): Promise<string> {
     console.log('refresh rate...')
     // autocannon clears its per-connection context after every request, so the live refresh
     // tokens sit in a pool: each request takes one, each answer puts its successor back.
-    const pool = (await Promise.all(emails.slice(0, 64).map((email) => signIn(server.url, email)))).map((s) => s.refreshToken)
+    const pool = (await Promise.all(emails.slice(0, 64).map((email) => signIn(server.url, email, PASSWORD)))).map((s) => s.refreshToken)
     const refresh = await cannon({
       url: `${server.url}/api/auth/refresh-token`,
       connections: 32,
@@ -148,7 +118,7 @@ export async function run(): Promise<string> {
     })
 
     console.log('/auth/me latency at 1,000 requests per second...')
-    const meSessions = await Promise.all(emails.slice(100, 120).map((email) => signIn(server.url, email)))
+    const meSessions = await Promise.all(emails.slice(100, 120).map((email) => signIn(server.url, email, PASSWORD)))
     const meLoad = (seconds: number) =>
       openLoop({
         url: server.url,

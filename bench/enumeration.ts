@@ -1,8 +1,5 @@
 import { hash } from '@node-rs/argon2'
-import pg from 'pg'
-import { openDatabase } from '../src/server/db/database'
-import { migrateToLatest } from '../src/server/db/migrate'
-import { dropDatabase, machineLine, recreateDatabase, startServer } from './support/server'
+import { dropDatabase, machineLine, query, recreateDatabase, startServer } from './support/server'
 
 /**
  * Can the time of a failed sign-in tell whether an address has an account? The contract wants an
@@ -23,21 +20,15 @@ const CASES = ['unknown address', 'wrong password', 'suspended, wrong password',
 type Case = (typeof CASES)[number]
 
 async function seed(url: string): Promise<void> {
-  const handle = await openDatabase({ url })
-  await migrateToLatest(handle.db)
-  await handle.close()
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
   const passwordHash = await hash(PASSWORD, { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 })
-  await client.query(
+  await query(url, [
     `INSERT INTO users (name, email, password_hash, role, status, email_verified_at) VALUES
        ('Bench Admin', 'admin@bench.example', $1, 'ADMIN', 'ACTIVE', now()),
        ('Active', 'active@bench.example', $1, 'CLIENT', 'ACTIVE', now()),
        ('Suspended', 'suspended@bench.example', $1, 'CLIENT', 'SUSPENDED', now()),
        ('Unverified', 'unverified@bench.example', $1, 'CLIENT', 'ACTIVE', NULL)`,
     [passwordHash],
-  )
-  await client.end()
+  ])
 }
 
 let unknownCounter = 0

@@ -8,7 +8,8 @@ import { listActivities, recentActivities } from '../src/server/data/activity-li
 import { userTotals } from '../src/server/data/counts'
 import { listUsers } from '../src/server/data/user-list'
 import type { Database } from '../src/server/db/types'
-import { machineLine, startServer } from './support/server'
+import { signIn } from './support/accounts'
+import { machineLine, query, startServer } from './support/server'
 
 /**
  * Lists at scale: 1,000,000 users and 10,000,000 activity entries on PostgreSQL (seeded with
@@ -208,26 +209,17 @@ async function measureDatabase(url: string, all: Case[]) {
 
 async function measureHttp(url: string, all: Case[]) {
   const passwordHash = await hash(ADMIN_PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 })
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  await client.query(
+  await query(url, [
     `INSERT INTO users (name, email, password_hash, role, status, email_verified_at)
      VALUES ('Lists Bench Admin', $1, $2, 'ADMIN', 'ACTIVE', now())
      ON CONFLICT (email) DO UPDATE SET password_hash = EXCLUDED.password_hash, role = 'ADMIN', status = 'ACTIVE',
        email_verified_at = coalesce(users.email_verified_at, now())`,
     [ADMIN_EMAIL, passwordHash],
-  )
-  await client.end()
+  ])
 
   const server = await startServer({ DATABASE_URL: url, RATE_LIMIT: 'off' })
   try {
-    const login = await fetch(`${server.url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
-    })
-    if (!login.ok) throw new Error(`bench admin could not sign in: ${login.status} ${await login.text()}`)
-    const { accessToken } = ((await login.json()) as { data: { accessToken: string } }).data
+    const { accessToken } = await signIn(server.url, ADMIN_EMAIL, ADMIN_PASSWORD)
 
     type Run = { latencies: number[]; requests: number; seconds: number; failures: number }
     const results = new Map<Group, { single: Run; loaded: Run }>()

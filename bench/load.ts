@@ -1,9 +1,7 @@
 import { hash } from '@node-rs/argon2'
 import autocannon from 'autocannon'
-import pg from 'pg'
-import { openDatabase } from '../src/server/db/database'
-import { migrateToLatest } from '../src/server/db/migrate'
-import { dropDatabase, machineLine, recreateDatabase, startServer } from './support/server'
+import { type SignedIn as Session, signIn } from './support/accounts'
+import { dropDatabase, machineLine, query, recreateDatabase, startServer } from './support/server'
 
 /**
  * Sustained mixed load: a few hundred connections for several minutes (LOAD_SECONDS, default
@@ -15,36 +13,15 @@ const PASSWORD = 'Load-Password-42!'
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 180)
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 300)
 
-interface Session {
-  accessToken: string
-  csrfToken: string
-}
-
 async function seed(url: string): Promise<void> {
-  const handle = await openDatabase({ url })
-  await migrateToLatest(handle.db)
-  await handle.close()
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
   const passwordHash = await hash(PASSWORD)
-  await client.query(
+  await query(url, [
     `INSERT INTO users (name, email, password_hash, role, status, email_verified_at)
      SELECT 'Load User ' || n, 'load' || n || '@example.com', $1,
             (ARRAY['ADMIN', 'DEVELOPER', 'MODERATOR', 'CLIENT'])[1 + n % 4], 'ACTIVE', now()
      FROM generate_series(0, 399) AS n`,
     [passwordHash],
-  )
-  await client.end()
-}
-
-async function signIn(base: string, email: string): Promise<Session> {
-  const response = await fetch(`${base}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: PASSWORD }),
-  })
-  if (!response.ok) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`)
-  return ((await response.json()) as { data: Session }).data
+  ])
 }
 
 export async function run(): Promise<string> {
@@ -53,9 +30,9 @@ export async function run(): Promise<string> {
   const server = await startServer({ DATABASE_URL: url, RATE_LIMIT: 'on', LOG_LEVEL: 'error' })
   try {
     // load0, load4, ... are admins; load1, load5, ... developers; and so on.
-    const admins = await Promise.all([0, 4, 8, 12].map((n) => signIn(server.url, `load${n}@example.com`)))
-    const staff = await Promise.all([1, 2, 5, 6].map((n) => signIn(server.url, `load${n}@example.com`)))
-    const clients = await Promise.all([3, 7, 11, 15, 19, 23].map((n) => signIn(server.url, `load${n}@example.com`)))
+    const admins = await Promise.all([0, 4, 8, 12].map((n) => signIn(server.url, `load${n}@example.com`, PASSWORD)))
+    const staff = await Promise.all([1, 2, 5, 6].map((n) => signIn(server.url, `load${n}@example.com`, PASSWORD)))
+    const clients = await Promise.all([3, 7, 11, 15, 19, 23].map((n) => signIn(server.url, `load${n}@example.com`, PASSWORD)))
     const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)]!
     const bearer = (s: Session) => ({ authorization: `Bearer ${s.accessToken}`, 'x-csrf-token': s.csrfToken })
     const json = { 'content-type': 'application/json' }

@@ -10,9 +10,7 @@ import { execSync } from 'node:child_process'
 import fs from 'node:fs'
 import { hash } from '@node-rs/argon2'
 import autocannon from 'autocannon'
-import pg from 'pg'
-import { openDatabase } from '../../src/server/db/database'
-import { migrateToLatest } from '../../src/server/db/migrate'
+import { seedBenchUsers, signIn } from './accounts'
 import { dropDatabase, recreateDatabase, startServer } from './server'
 
 const PASSWORD = 'Bench-Password-42!'
@@ -43,30 +41,10 @@ function snapshot(serverPid: number) {
 }
 
 const url = await recreateDatabase('accounts_bench_cpu')
-const handle = await openDatabase({ url })
-await migrateToLatest(handle.db)
-await handle.close()
-const client = new pg.Client({ connectionString: url })
-await client.connect()
-const passwordHash = await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 })
-await client.query(
-  `INSERT INTO users (name, email, password_hash, role, status, email_verified_at)
-   SELECT 'Bench User ' || n, 'bench' || n || '@example.com', $1, CASE WHEN n = 0 THEN 'ADMIN' ELSE 'CLIENT' END, 'ACTIVE', now()
-   FROM generate_series(0, $2::int) AS n`,
-  [passwordHash, USERS],
-)
-await client.end()
+await seedBenchUsers(url, await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 }), USERS)
 
 const server = await startServer({ DATABASE_URL: url, RATE_LIMIT: 'off' }, process.env.PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])
-const signIn = async (n: number) => {
-  const response = await fetch(`${server.url}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `bench${n}@example.com`, password: PASSWORD }),
-  })
-  return ((await response.json()) as { data: { accessToken: string; refreshToken: string } }).data
-}
-const sessions = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(i + 1)))
+const sessions = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(server.url, `bench${i + 1}@example.com`, PASSWORD)))
 const refreshPool = sessions.map((s) => s.refreshToken)
 let next = 0
 

@@ -4,6 +4,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
+import { openDatabase } from '../../src/server/db/database'
+import { migrateToLatest } from '../../src/server/db/migrate'
 import { startServer as startProcess, stopServer } from '../../tests/support/server-process'
 
 /** Helpers shared by the benchmarks: a scratch PostgreSQL database and the real server process. */
@@ -16,20 +18,29 @@ export function databaseUrl(base: string, name: string): string {
   return url.toString()
 }
 
+/** Runs statements on one database through a connection of its own. */
+export async function query(url: string, ...statements: [text: string, values?: unknown[]][]): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    for (const [text, values] of statements) await client.query(text, values)
+  } finally {
+    await client.end()
+  }
+}
+
+/** An empty database of this name, dropped first if it exists, with the product's migrations run. */
 export async function recreateDatabase(name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: benchServerUrl() })
-  await admin.connect()
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  return databaseUrl(benchServerUrl(), name)
+  await query(benchServerUrl(), [`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`], [`CREATE DATABASE ${name}`])
+  const url = databaseUrl(benchServerUrl(), name)
+  const handle = await openDatabase({ url })
+  await migrateToLatest(handle.db)
+  await handle.close()
+  return url
 }
 
 export async function dropDatabase(name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: benchServerUrl() })
-  await admin.connect()
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  await admin.end()
+  await query(benchServerUrl(), [`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`])
 }
 
 export interface BenchServer {
