@@ -22,19 +22,28 @@ function countRefreshes(page: Page): () => number {
 
 const tokenExpiry = (page: Page) => page.waitForTimeout((TOKEN_LIFE_SECONDS + 1) * 1000)
 
-test('two tabs: one refresh when the token expires, and sign-out reaches both', async () => {
+/**
+ * The administrator signed in on the dashboard in a first tab, and a second tab of the same
+ * browser opened at `path`, waiting until `ready` says the page is there. The expired token's
+ * 401s are expected in both (Chromium logs every failed request); nothing else.
+ */
+async function twoSignedInTabs(path: string, ready: (page: Page) => Promise<void>) {
   const first = await e2e.open()
   const refreshes = countRefreshes(first.page)
-  // The expired token's 401s are expected (Chromium logs every failed request); nothing else.
   first.expectFailedRequests(401)
-
   await signInThroughPage(first.page, e2e.server.admin)
   await first.page.waitForURL('**/dashboard')
-
   const second = await e2e.openTab(first)
   second.expectFailedRequests(401)
-  await second.page.goto('/admin/users')
-  await second.page.getByRole('heading', { name: /User Management \(/ }).waitFor()
+  await second.page.goto(path)
+  await ready(second.page)
+  return { first, second, refreshes }
+}
+
+test('two tabs: one refresh when the token expires, and sign-out reaches both', async () => {
+  const { first, second, refreshes } = await twoSignedInTabs('/admin/users', (page) =>
+    page.getByRole('heading', { name: /User Management \(/ }).waitFor(),
+  )
 
   await tokenExpiry(first.page)
   expect(refreshes()).toBe(0)
@@ -50,16 +59,10 @@ test('two tabs: one refresh when the token expires, and sign-out reaches both', 
 })
 
 test('a tab working after the expiry refreshes the session, the other tab goes on with it; signing in again in one tab brings both back', async () => {
-  const first = await e2e.open()
-  const refreshes = countRefreshes(first.page)
-  first.expectFailedRequests(401)
-  await signInThroughPage(first.page, e2e.server.admin)
-  await first.page.waitForURL('**/dashboard')
-  const second = await e2e.openTab(first)
-  second.expectFailedRequests(401)
-  await second.page.goto('/my-activity')
-  await second.page.getByRole('heading', { name: 'My Activity' }).waitFor()
-  await second.page.getByRole('navigation', { name: 'Pagination' }).waitFor()
+  const { first, second, refreshes } = await twoSignedInTabs('/my-activity', async (page) => {
+    await page.getByRole('heading', { name: 'My Activity' }).waitFor()
+    await page.getByRole('navigation', { name: 'Pagination' }).waitFor()
+  })
 
   await tokenExpiry(first.page)
   // Moving on in the first tab: its next call meets the expired token and refreshes.
