@@ -5,7 +5,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { CSRF_HEADER } from '../shared/constants'
 import type { AppContext } from './context'
 import { registerAuthGuard } from './http/auth-guard'
-import { registerErrorHandler } from './http/error-handler'
+import { answerClientError, answerFrameworkError, registerErrorHandler } from './http/error-handler'
 import { registerJsonBodyParser } from './http/json-body'
 import { registerSecurityHeaders } from './http/security-headers'
 import { healthRoutes } from './routes/health'
@@ -41,6 +41,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
+    // Requests the router cannot take (a broken %-escape, an over-long path parameter) and
+    // malformed HTTP get the contract's envelope and headers too, not Fastify's own body.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   })
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)

@@ -1,7 +1,10 @@
+import crypto from 'node:crypto'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
 import { isDatabaseUnavailable } from '../db/database'
 import { type FieldError, HttpError } from './errors'
+import { SECURITY_HEADERS } from './security-headers'
 
 /**
  * The one place that turns failures into the contract's envelope. 4xx answers say what was wrong;
@@ -25,6 +28,48 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendFailure(request, reply, { status: 404, message: 'Not found', code: 'NOT_FOUND' }),
   )
+}
+
+/**
+ * Fastify's `frameworkErrors`: a request the router could not take (a path that is not valid
+ * percent-encoding, a path parameter over the length cap). No hook has run for it, so the
+ * headers the hooks would have set are set here.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  void reply.headers(SECURITY_HEADERS).header('Cache-Control', 'no-store').header('X-Request-Id', request.id)
+  const status = error.statusCode === 414 ? 414 : 400
+  const message = status === 414 ? 'Request path is too long' : 'Request path is not valid'
+  return sendFailure(request, reply, { status, message, code: status === 414 ? 'URI_TOO_LONG' : 'BAD_REQUEST' })
+}
+
+/**
+ * Fastify's `clientErrorHandler`: HTTP that could not even be parsed into a request (a body
+ * longer than its Content-Length, broken headers, too many of them). The answer is written to
+ * the socket by hand, as an envelope with the usual headers, and the connection is closed.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, reason, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'The request took too long to arrive']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'Request headers are too large']
+        : [400, 'Bad Request', 'The request is not valid HTTP']
+  const requestId = crypto.randomUUID()
+  const body = JSON.stringify({ success: false, message, code: 'BAD_REQUEST', requestId })
+  const headers = {
+    ...SECURITY_HEADERS,
+    'Cache-Control': 'no-store',
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  }
+  if (socket.writable) {
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\n${head.join('')}\r\n${body}`)
+  }
+  socket.destroy(error)
 }
 
 /** Enough for every field of the largest form, with room to spare. */

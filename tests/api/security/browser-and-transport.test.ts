@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import type { LightMyRequestResponse } from 'fastify'
@@ -172,9 +173,13 @@ describe('security headers on API answers', () => {
     }
   })
 
-  it('also on answers made before any route runs: unknown paths, bad JSON, 413, 415', async () => {
+  it('also on answers made before any route runs: unknown paths, broken escapes, over-long ids, bad JSON, 413, 415', async () => {
     const answers = [
       await t.request('GET', '/api/no-such-thing'),
+      await t.request('GET', '/api/admin/users/%E0%A4%A', { token: callers.admin.accessToken }),
+      await t.request('GET', '/api/auth/verify-email/%'),
+      await t.request('POST', '/api/auth/reset-password/%zz', { body: {} }),
+      await t.request('GET', `/api/admin/users/${'a'.repeat(300)}`, { token: callers.admin.accessToken }),
       await t.request('POST', '/api/auth/login', { payload: '{', headers: { 'content-type': 'application/json' } }),
       await t.request('POST', '/api/auth/login', { payload: JSON.stringify({ email: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } }),
       await t.request('POST', '/api/auth/login', { payload: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
@@ -186,6 +191,40 @@ describe('security headers on API answers', () => {
       expectStrictHeaders(response, label)
       expect(response.headers['cache-control'], label).toBe('no-store')
       expect(response.headers['content-type'], label).toMatch(/^application\/json/)
+      expect(response.json(), label).toMatchObject({ success: false, message: expect.any(String), code: expect.any(String) })
+      expect(response.json().requestId, label).toBe(response.headers['x-request-id'])
+    }
+  })
+
+  it('and on HTTP too broken to be a request: the envelope and the same headers, then the connection closes', async () => {
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = new URL(address)
+    const raw = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(text))
+        let answer = ''
+        socket.on('data', (chunk) => (answer += chunk.toString()))
+        socket.on('close', () => resolve(answer))
+        socket.on('error', reject)
+      })
+    const broken = [
+      // A body longer than its Content-Length: the rest is read as a second, malformed request.
+      'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}garbage garbage\r\n\r\n',
+      'GET /api/health HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n',
+      `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    ]
+    for (const text of broken) {
+      const answer = await raw(text)
+      const last = answer.slice(answer.lastIndexOf('HTTP/1.1 '))
+      const [head = '', body = ''] = last.split('\r\n\r\n')
+      const [statusLine, ...lines] = head.split('\r\n')
+      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
+      const label = `${statusLine}: ${body.slice(0, 80)}`
+      expect(statusLine, label).toMatch(/^HTTP\/1\.1 4(00|31) /)
+      expect(headers['content-security-policy'], label).toContain("frame-ancestors 'none'")
+      expect(headers['x-content-type-options'], label).toBe('nosniff')
+      expect(headers['cache-control'], label).toBe('no-store')
+      expect(JSON.parse(body), label).toEqual({ success: false, message: expect.any(String), code: 'BAD_REQUEST', requestId: headers['x-request-id'] })
     }
   })
 })
