@@ -12,10 +12,15 @@ import { paginationSchema, userSchema } from './user'
 export const LIST_OFFSET_MAX = 100_000
 export const pageTooDeepMessage = 'This page is too far back. Please narrow the search or the filters.'
 
-const positiveInt = (field: string) =>
-  z.coerce.number({ error: `${field} must be a positive integer` }).int({ error: `${field} must be a positive integer` }).positive({
-    error: `${field} must be a positive integer`,
-  })
+/** Written as a plain decimal integer above zero: not `0x10`, `1e3`, `+1` or `1.0`. */
+const positiveInt = (field: string) => {
+  const error = `${field} must be a positive integer`
+  return z
+    .string({ error })
+    .regex(/^0*[1-9]\d*$/, { error })
+    .transform(Number)
+    .pipe(z.number().max(Number.MAX_SAFE_INTEGER, { error }))
+}
 
 const search = z
   .string()

@@ -231,6 +231,29 @@ describe('signing out', () => {
     expect((await activitiesOf(t, user.id)).map((a) => a.activity)).not.toContain('Logged out')
   })
 
+  it.each(['/api/auth/logout', '/api/auth/logout-all'])('%s works when the client labels its empty body as JSON, as many do', async (path) => {
+    const session = await signInAs(t, await t.createUser())
+    for (const payload of [undefined, '', '  ']) {
+      const again = await signInAs(t, await t.createUser())
+      const response = await t.request('POST', path, {
+        token: again.accessToken,
+        csrf: again.csrfToken,
+        headers: { 'content-type': 'application/json' },
+        ...(payload !== undefined ? { payload } : {}),
+      })
+      expect(response.statusCode, response.body).toBe(200)
+      expectFailure(await me(t, again.accessToken), 401, 'SESSION_ENDED')
+    }
+    // A call that takes a body still says when it is missing.
+    const empty = await t.request('PUT', '/api/users/change-password', {
+      token: session.accessToken,
+      csrf: session.csrfToken,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    })
+    expectFailure(empty, 400, 'BAD_REQUEST', 'Request body is empty')
+  })
+
   it('needs to be signed in', async () => {
     expectFailure(await t.request('POST', '/api/auth/logout'), 401, 'AUTH_REQUIRED')
     expectFailure(await t.request('POST', '/api/auth/logout-all'), 401, 'AUTH_REQUIRED')

@@ -165,6 +165,38 @@ describe('every field of every body, given the wrong type', () => {
   })
 })
 
+describe('text that is not well-formed Unicode', () => {
+  const NOT_UNICODE = 'Request body contains text that is not valid Unicode'
+  const cells = BODY_ENDPOINTS.flatMap((endpoint) => Object.keys(endpoint.schema.shape).map((name) => [endpoint.key, name, endpoint] as const))
+  const rows = async () => {
+    const [users, activities] = await Promise.all([
+      t.ctx.db.selectFrom('users').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+      t.ctx.db.selectFrom('activities').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+    ])
+    return { users: Number(users.n), activities: Number(activities.n) }
+  }
+
+  it.each(cells)('%s, field %s: a lone surrogate, alone or beside good text, is a 400 that changes nothing', async (_key, name, endpoint) => {
+    const before = await rows()
+    // JSON.stringify spells a lone surrogate as an escape (\ud800), which is how it arrives.
+    for (const value of ['\ud800', '\udfff@example.com', `x\ud83d`, `Ada \ude00 Lovelace`]) {
+      const body = expectEnvelope(await send(t, endpoint, callers, { body: { ...endpoint.valid(), [name]: value } }), 400, 'BAD_REQUEST')
+      expect(body.message).toBe(NOT_UNICODE)
+    }
+    expect(await rows()).toEqual(before)
+  })
+
+  it('is refused in a field name too, and a well-formed pair (an emoji) is welcome', async () => {
+    const register = BODY_ENDPOINTS.find((endpoint) => endpoint.key === 'POST /auth/register')!
+    expectEnvelope(await send(t, register, callers, { payload: `{"\\ud800":1}` }), 400, 'BAD_REQUEST')
+    const email = `emoji-${Date.now()}@example.com`
+    const welcome = await send(t, register, callers, { body: { ...register.valid(), name: 'Ada \ud83e\udd8a Lovelace', email } })
+    expect(welcome.statusCode, welcome.body).toBe(201)
+    const stored = await t.ctx.db.selectFrom('users').select('name').where('email', '=', email).executeTakeFirstOrThrow()
+    expect(stored.name).toBe('Ada 🦊 Lovelace')
+  })
+})
+
 describe('search and filter parameters', () => {
   const LISTS = ['/api/admin/users', '/api/admin/activity-logs', '/api/activity']
   const PARAMS: Record<string, string[]> = {
@@ -207,6 +239,19 @@ describe('search and filter parameters', () => {
           expect([200, 400], `${query}: ${response.body.slice(0, 200)}`).toContain(response.statusCode)
           if (response.statusCode === 400) expect(response.json().code).toBe('VALIDATION_ERROR')
         }
+      }
+    }
+  })
+
+  it.each(LISTS)('%s: page and limit are plain decimal integers above zero, nothing else', async (list) => {
+    for (const param of ['page', 'limit']) {
+      for (const value of ['0x10', '1e3', '+1', '1.0', ' 1', '1 ', '0', '00', '-0', 'Infinity', 'NaN', '\uff11', '1_000', '0b1']) {
+        expectEnvelope(await get(`${list}?${param}=${encodeURIComponent(value)}`), 400, 'VALIDATION_ERROR')
+      }
+      for (const [value, read] of [['3', 3], ['03', 3], ['100', 100]] as const) {
+        const response = await get(`${list}?${param}=${value}`)
+        expect(response.statusCode, response.body.slice(0, 200)).toBe(200)
+        expect(response.json().data.pagination[param]).toBe(read)
       }
     }
   })
