@@ -19,7 +19,9 @@ export const messages = {
     'Password must contain at least one uppercase letter, one lowercase letter, one number, and one special character',
   passwordsDontMatch: "Passwords don't match",
   currentPasswordRequired: 'Current password is required',
-  phone: 'Phone number must be at most 32 characters of digits, spaces and + ( ) - .',
+  phoneMax: `Phone number must be at most ${PHONE_MAX} characters`,
+  phoneControl: 'Phone number must not contain control characters',
+  phoneType: 'Phone number must be text',
   resendEmailRequired: 'Email address not found. Please register again.',
 } as const
 
@@ -43,12 +45,15 @@ export const nameField = z
   .max(NAME_MAX, { error: messages.nameMax })
   .regex(/^[^\p{Cc}]*$/u, { error: messages.nameControl })
 
-/** Optional phone: empty means none. Digits, spaces and the usual punctuation only. */
+/**
+ * Optional phone: empty means none. No format rule (spec section 5: "no other rule"), so
+ * extensions and local notations are kept as typed; only a length cap and no control characters.
+ */
 export const phoneField = z
-  .string({ error: messages.phone })
+  .string({ error: messages.phoneType })
   .trim()
-  .max(PHONE_MAX, { error: messages.phone, abort: true })
-  .regex(/^[0-9+()\-. ]*$/, { error: messages.phone })
+  .max(PHONE_MAX, { error: messages.phoneMax, abort: true })
+  .regex(/^[^\p{Cc}]*$/u, { error: messages.phoneControl })
   .transform((value) => (value === '' ? null : value))
   .nullable()
   .optional()
