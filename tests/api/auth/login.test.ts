@@ -102,6 +102,21 @@ describe('a sign-in that fails', () => {
     expect(sessions).toEqual([])
   })
 
+  it('records a refused sign-in with the right password as a failed login, with the reason', async () => {
+    for (const [input, reason] of [
+      [{ status: 'SUSPENDED' }, 'Account is suspended'],
+      [{ status: 'INACTIVE' }, 'Account is inactive'],
+    ] as const) {
+      const user = await t.createUser(input)
+      await t.login(user.email, user.password, '203.0.113.42')
+      expect((await activitiesOf(t, user.id)).at(-1)).toMatchObject({ activity: 'Failed login', details: reason, ip_address: '203.0.113.42' })
+    }
+    const unverified = await t.createUser()
+    await t.ctx.db.updateTable('users').set({ email_verified_at: null }).where('id', '=', unverified.id).execute()
+    await t.login(unverified.email, unverified.password, '203.0.113.42')
+    expect((await activitiesOf(t, unverified.id)).at(-1)).toMatchObject({ activity: 'Failed login', details: 'Email not verified' })
+  })
+
   it('leaves an activity entry "Failed login" with the client address', async () => {
     const user = await t.createUser()
     await t.login(user.email, 'Wrong-Password-1!', '203.0.113.41')

@@ -54,8 +54,15 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         // The owner's password: earlier failures stop counting against the account.
         await ctx.limiter.reset(RULES.loginAccount, email)
         await ctx.limiter.undo(RULES.loginAddress, ip)
-        // The account's state is told only to someone who knows its password.
-        assertAccountUsable(found)
+        // The account's state is told only to someone who knows its password, and the refusal
+        // is recorded like any other failed sign-in, with the reason.
+        try {
+          assertAccountUsable(found)
+        } catch (refusal) {
+          const details = refusal instanceof Error ? refusal.message : 'Account not usable'
+          await commitChange(ctx, (c) => c.record({ userId: found.id, kind: 'other', activity: 'Failed login', details, ip }))
+          throw refusal
+        }
 
         const { sessionId, refreshToken } = await startSession(ctx.db, {
           userId: found.id,
