@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino'
+import { fulfilAccountRequest } from './auth/account-requests'
 import { AccessTokens } from './auth/access-token'
 import { type Clock, systemClock } from './auth/clock'
 import { CsrfTokens } from './auth/csrf'
@@ -104,7 +105,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       onMailQueued: () => void mailWorker?.kick(),
       log,
     }
-    mailWorker = new MailWorker(database.db, mailQueue, mailTransport, clock, log)
+    mailWorker = new MailWorker(database.db, mailQueue, mailTransport, clock, log, (request, claim) => fulfilAccountRequest(ctx, request, claim))
     closers.push(() => mailWorker!.stop())
     if (options.background !== false) {
       mailWorker.start()

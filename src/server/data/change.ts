@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely'
 import type { AppContext } from '../context'
 import type { Database } from '../db/types'
+import type { AccountRequest } from '../auth/account-requests'
 import type { MailMessage } from '../mail/templates'
 import { type ActivityEntry, recordActivity } from './activities'
 
@@ -15,6 +16,8 @@ export interface Change {
   now: Date
   record(entry: Omit<ActivityEntry, 'at'>): Promise<void>
   mail(message: MailMessage): Promise<void>
+  /** Queues a request the mail worker carries out after the answer (auth/account-requests.ts). */
+  defer(request: AccountRequest): Promise<void>
 }
 
 export async function commitChange<T>(ctx: AppContext, work: (change: Change) => Promise<T>): Promise<T> {
@@ -27,6 +30,10 @@ export async function commitChange<T>(ctx: AppContext, work: (change: Change) =>
       record: (entry) => recordActivity(trx, { ...entry, at: now }),
       async mail(message) {
         await ctx.mailQueue.enqueue(trx, message, now)
+        mailQueued = true
+      },
+      async defer(request) {
+        await ctx.mailQueue.enqueue(trx, request, now)
         mailQueued = true
       },
     }),

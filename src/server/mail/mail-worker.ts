@@ -1,7 +1,8 @@
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../auth/clock'
 import { addSeconds } from '../auth/clock'
+import { type AccountRequest, isAccountRequest } from '../auth/account-requests'
 import type { Database } from '../db/types'
 import type { MailQueue } from './mail-queue'
 import { renderMail } from './templates'
@@ -29,6 +30,8 @@ export class MailWorker {
     private readonly transport: MailTransport,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
+    /** Carries out a queued account request; `claim` takes it off the queue in the same transaction. */
+    private readonly fulfil: (request: AccountRequest, claim: (trx: Transaction<Database>) => Promise<boolean>) => Promise<void>,
   ) {}
 
   start(): void {
@@ -116,6 +119,11 @@ export class MailWorker {
   private async send(job: { id: string; payload: string; attempts: number }): Promise<void> {
     try {
       const message = this.queue.open(job.payload)
+      if (isAccountRequest(message)) {
+        // Its mail, if any, is queued by the same transaction and sent by the next lease.
+        await this.fulfil(message, async (trx) => (await trx.deleteFrom('mail_jobs').where('id', '=', job.id).executeTakeFirst()).numDeletedRows > 0n)
+        return
+      }
       await this.transport.send(renderMail(message))
       await this.db.deleteFrom('mail_jobs').where('id', '=', job.id).execute()
       this.log.info({ mailJob: job.id, template: message.template }, 'mail sent')

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { passwordPolicyProblem } from '../../../shared/password-policy'
 import { emailOnlySchema, resetPasswordSchema } from '../../../shared/schemas/auth'
-import { consumeOneTimeToken, findOneTimeToken, issueOneTimeToken, isTokenShaped, tokenParams } from '../../auth/one-time-tokens'
+import { consumeOneTimeToken, findOneTimeToken, isTokenShaped, tokenParams } from '../../auth/one-time-tokens'
 import { revokeUserSessions } from '../../auth/sessions'
 import type { AppContext } from '../../context'
 import { commitChange } from '../../data/change'
-import { findUserByEmail, findUserById } from '../../data/users'
+import { findUserById } from '../../data/users'
 import { done, failures, messageOnly } from '../../http/envelope'
 import { badRequest, fieldErrors } from '../../http/errors'
 import { mailLinks } from '../../mail/links'
@@ -24,13 +24,8 @@ export function passwordResetRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const { email } = request.body
         await ctx.limiter.consume(RULES.forgotAddress, request.ip)
         await ctx.limiter.consume(RULES.forgotAccount, email)
-        await commitChange(ctx, async (c) => {
-          const user = await findUserByEmail(c.trx, email)
-          if (!user) return
-          const token = await issueOneTimeToken(c.trx, user.id, 'reset-password', c.now)
-          await c.record({ userId: user.id, kind: 'reset', activity: 'Reset link requested', ip: request.ip })
-          await c.mail({ template: 'reset-password', to: user.email, name: user.name, link: links.resetPassword(token) })
-        })
+        // The same for every address; the worker finds out whether it has an account.
+        await commitChange(ctx, (c) => c.defer({ request: 'reset-link', email, ip: request.ip }))
         return done('If an account exists for this address, a password reset link has been sent.')
       },
     )

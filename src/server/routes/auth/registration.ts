@@ -93,13 +93,8 @@ export function registrationRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const { email } = request.body
         await ctx.limiter.consume(RULES.resendAddress, request.ip)
         await ctx.limiter.consume(RULES.resendAccount, email)
-        await commitChange(ctx, async (c) => {
-          const user = await findUserByEmail(c.trx, email)
-          if (!user || user.email_verified_at) return
-          const token = await issueOneTimeToken(c.trx, user.id, 'verify-email', c.now)
-          await c.record({ userId: user.id, kind: 'verified', activity: 'Verification link requested', ip: request.ip })
-          await c.mail({ template: 'verify-email', to: user.email, name: user.name, link: links.verifyEmail(token, user.email) })
-        })
+        // The same for every address; the worker finds out whether it is waiting for verification.
+        await commitChange(ctx, (c) => c.defer({ request: 'verification-link', email, ip: request.ip }))
         return done('If this address is waiting for verification, a new verification email is on its way.')
       },
     )

@@ -1,0 +1,50 @@
+import type { Transaction } from 'kysely'
+import type { AppContext } from '../context'
+import { commitChange } from '../data/change'
+import { findUserByEmail } from '../data/users'
+import type { Database } from '../db/types'
+import { mailLinks } from '../mail/links'
+import { issueOneTimeToken } from './one-time-tokens'
+
+/**
+ * "Send me a reset link" and "send me a new verification link", as asked for by someone who may
+ * or may not have an account. The request itself does the same thing for every address: it
+ * queues this, durably, in the mail queue, and answers. The mail worker carries it out a moment
+ * later (the token, the activity entry and the e-mail, or nothing for an address without an
+ * account), so the answer reveals nothing, not even through its timing, and nothing acknowledged
+ * is lost if the process stops right after answering.
+ */
+export interface AccountRequest {
+  request: 'reset-link' | 'verification-link'
+  email: string
+  ip: string
+}
+
+export const isAccountRequest = (item: object): item is AccountRequest => 'request' in item
+
+/**
+ * Carries out one queued request in one transaction, together with `claim`, which removes the
+ * request from the queue (false if another instance already did, and then nothing happens).
+ */
+export async function fulfilAccountRequest(
+  ctx: AppContext,
+  request: AccountRequest,
+  claim: (trx: Transaction<Database>) => Promise<boolean>,
+): Promise<void> {
+  const links = mailLinks(ctx.config.appUrl)
+  await commitChange(ctx, async (c) => {
+    if (!(await claim(c.trx))) return
+    const user = await findUserByEmail(c.trx, request.email)
+    if (!user) return
+    if (request.request === 'reset-link') {
+      const token = await issueOneTimeToken(c.trx, user.id, 'reset-password', c.now)
+      await c.record({ userId: user.id, kind: 'reset', activity: 'Reset link requested', ip: request.ip })
+      await c.mail({ template: 'reset-password', to: user.email, name: user.name, link: links.resetPassword(token) })
+      return
+    }
+    if (user.email_verified_at) return
+    const token = await issueOneTimeToken(c.trx, user.id, 'verify-email', c.now)
+    await c.record({ userId: user.id, kind: 'verified', activity: 'Verification link requested', ip: request.ip })
+    await c.mail({ template: 'verify-email', to: user.email, name: user.name, link: links.verifyEmail(token, user.email) })
+  })
+}
