@@ -126,10 +126,7 @@ describe('asking for a reset link or a new verification link', () => {
     return { activities: await count('activities'), tokens: await count('one_time_tokens'), queued: await count('mail_jobs'), users: await count('users') }
   }
 
-  it.each([
-    ['/api/auth/forgot-password', 'reset-link'],
-    ['/api/auth/resend-verification', 'verification-link'],
-  ] as const)('%s: answers every address alike after the same single write, and the mail worker sorts them out afterwards', async (path) => {
+  it.each(['/api/auth/forgot-password', '/api/auth/resend-verification'] as const)('%s: answers every address alike after the same single write, and the mail worker sorts them out afterwards', async (path) => {
     const from = addresses()
     const verified = await t.createUser()
     const unverified = await t.createUser()
