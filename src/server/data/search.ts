@@ -8,8 +8,8 @@
 export type SearchTerm =
   /** Trigram-indexed: `%term%`, escaped; and the term as typed. */
   | { kind: 'substring'; pattern: string; text: string }
-  /** Too short for trigrams: the escaped term, with the `%` still to add where the list wants it. */
-  | { kind: 'short'; escaped: string }
+  /** Too short for trigrams: the escaped term, with the `%` still to add where the list wants it; and the term as typed. */
+  | { kind: 'short'; escaped: string; text: string }
 
 export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`)
@@ -18,5 +18,5 @@ export function escapeLike(value: string): string {
 export function parseSearch(term: string | undefined): SearchTerm | undefined {
   if (!term) return undefined
   const escaped = escapeLike(term)
-  return /[\p{L}\p{N}]{3}/u.test(term) ? { kind: 'substring', pattern: `%${escaped}%`, text: term } : { kind: 'short', escaped }
+  return /[\p{L}\p{N}]{3}/u.test(term) ? { kind: 'substring', pattern: `%${escaped}%`, text: term } : { kind: 'short', escaped, text: term }
 }

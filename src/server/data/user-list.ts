@@ -1,17 +1,16 @@
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely'
 import type { Role, Status } from '../../shared/constants'
 import type { Database } from '../db/types'
-import { cappedCount, countUsers } from './counts'
+import { cappedCount, countUsers, plannerEstimate } from './counts'
 import { parseSearch, type SearchTerm } from './search'
 import { type UserRecord, userColumns } from './users'
 
 /**
  * The admin's user list: newest first, filtered by role and status, searched by name or e-mail.
  *
- * A search of three letters or more matches anywhere in the name or e-mail, case-insensitively,
- * on the trigram indexes. A shorter one matches the start of the name or of the e-mail (prefix
- * indexes): "an" anywhere in a million names matches most of them and says nothing, while "an"
- * at the start is what someone typing a name means.
+ * A search matches anywhere in the name or e-mail, case-insensitively (contract section 2). Terms
+ * with three letters or digits in a row use the trigram index; shorter ones, when rare, the index
+ * of characters and character pairs (migration 0005, docs/decisions/0102).
  */
 export interface UserListInput {
   page: number
@@ -28,10 +27,10 @@ export interface UserListResult {
 
 export async function listUsers(db: Kysely<Database>, input: UserListInput): Promise<UserListResult> {
   const term = parseSearch(input.search)
-  let matching = db.selectFrom('users')
-  if (input.role) matching = matching.where('role', '=', input.role)
-  if (input.status) matching = matching.where('status', '=', input.status)
-  if (term) matching = matching.where((eb) => userMatches(eb, term))
+  let filtered = db.selectFrom('users')
+  if (input.role) filtered = filtered.where('role', '=', input.role)
+  if (input.status) filtered = filtered.where('status', '=', input.status)
+  const matching = term ? filtered.where(await userMatches(db, filtered, term)) : filtered
 
   // The page's ids first (an index-only walk past the skipped users when there is no search),
   // then only the page's rows.
@@ -52,12 +51,20 @@ export async function listUsers(db: Kysely<Database>, input: UserListInput): Pro
   return { users, total }
 }
 
-export function userMatches(eb: ExpressionBuilder<Database, 'users'>, term: SearchTerm) {
-  if (term.kind === 'substring') {
-    // search_text is lower(name, e-mail): one trigram index, and LIKE instead of ILIKE.
-    return sql<boolean>`search_text LIKE lower(${term.pattern})`
-  }
-  const prefix = `${term.escaped}%`
-  // lower() of the bound value is folded by the planner, so the prefix indexes apply.
-  return eb.or([sql<boolean>`lower(name) LIKE lower(${prefix})`, sql<boolean>`email LIKE lower(${prefix})`])
+/**
+ * Below this many estimated matches a short term is looked up in the index of character pairs;
+ * above it, the newest-first walk fills a page sooner than the index could list every match.
+ */
+export const SHORT_TERM_RARE_MATCHES = 5_000
+
+/** The search condition (search_text is lower(name, e-mail): one column, LIKE instead of ILIKE). */
+async function userMatches(db: Kysely<Database>, filtered: SelectQueryBuilder<Database, 'users', object>, term: SearchTerm) {
+  if (term.kind === 'substring') return sql<boolean>`search_text LIKE lower(${term.pattern})`
+  // No trigram in the term. strpos is the plain substring test; the pairs index (migration 0005)
+  // is asked only when the planner, from its statistics, expects few matches: computing the
+  // pairs of every walked row for a common term would cost more than the walk itself.
+  const contains = sql<boolean>`strpos(search_text, lower(${term.text})) > 0`
+  const pairs = sql<boolean>`search_grams(search_text) @> search_term_grams(lower(${term.text}))`
+  const estimated = await plannerEstimate(db, filtered.select('id').where(pairs).compile())
+  return estimated < SHORT_TERM_RARE_MATCHES ? sql<boolean>`${pairs} AND ${contains}` : contains
 }

@@ -3,6 +3,7 @@ import * as accounts from './migrations/0001_accounts'
 import * as listsAndPictures from './migrations/0002_lists_and_pictures'
 import * as refreshRotationFunction from './migrations/0003_refresh_rotation_function'
 import * as startSessionFunction from './migrations/0004_start_session_function'
+import * as userSearchAnywhere from './migrations/0005_user_search_anywhere'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   '0002_lists_and_pictures': listsAndPictures,
   '0003_refresh_rotation_function': refreshRotationFunction,
   '0004_start_session_function': startSessionFunction,
+  '0005_user_search_anywhere': userSearchAnywhere,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
