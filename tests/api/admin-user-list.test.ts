@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type SignedIn, type TestApp } from '../support/test-app'
+import { shortSearchTuning } from '../../src/server/data/user-list'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 import { quickUser } from './helpers/users'
 
@@ -63,12 +64,25 @@ describe('user list', () => {
     expect((await list('?search=nobody-has-this')).users).toEqual([])
   })
 
-  it('matches anywhere for searches of one or two characters too', async () => {
-    expect(names(await list('?search=Jo')).sort()).toEqual(['Johanna Schmidt', 'John Doe', 'Mary Johnson'])
-    expect(names(await list('?search=CE'))).toEqual(['Percent 100% Sure'])
-    expect(names(await list(`?search=${encodeURIComponent('a S')}`))).toEqual(['Johanna Schmidt'])
-    expect(names(await list('?search=y'))).toEqual(['Mary Johnson'])
-    expect((await list('?search=.o')).pagination.total).toBe(12)
+  it.each([
+    ['through the index of character pairs', 1e12],
+    ['by the newest-first walk', 0],
+  ])('matches anywhere for searches of one or two characters too, %s', async (_way, rareMatches) => {
+    const saved = { ...shortSearchTuning }
+    try {
+      Object.assign(shortSearchTuning, { rareMatches })
+      expect(names(await list('?search=Jo')).sort()).toEqual(['Johanna Schmidt', 'John Doe', 'Mary Johnson'])
+      expect(names(await list('?search=CE'))).toEqual(['Percent 100% Sure'])
+      expect(names(await list(`?search=${encodeURIComponent('a S')}`))).toEqual(['Johanna Schmidt'])
+      expect(names(await list('?search=y'))).toEqual(['Mary Johnson'])
+      expect(names(await list('?search=qz'))).toEqual([])
+      expect((await list('?search=.o')).pagination.total).toBe(12)
+      expect(names(await list('?search=_'))).toEqual(['Under_Score'])
+      expect(names(await list('?search=%25'))).toEqual(['Percent 100% Sure'])
+      expect((await list('?search=o&role=MODERATOR')).users.map((u) => u.name)).toEqual(['Mary Johnson'])
+    } finally {
+      Object.assign(shortSearchTuning, saved)
+    }
   })
 
   it('filters by role and status, together with a search', async () => {
