@@ -2,11 +2,12 @@ import { hash } from '@node-rs/argon2'
 import { dropDatabase, machineLine, query, recreateDatabase, startServer } from './support/server'
 
 /**
- * Can the time of a failed sign-in tell whether an address has an account? The contract wants an
- * unknown address, a wrong password, and a wrong password on a suspended or unverified account
- * answered alike "within noise". The tests prove equal work (one Argon2 verification each); this
- * measures the answer times against the real server on PostgreSQL, one request at a time, the
- * cases interleaved in random order so that drift hits them all alike.
+ * Can the time of an answer tell whether an address has an account? The contract wants an unknown
+ * address, a wrong password, and a wrong password on a suspended or unverified account answered
+ * alike "within noise"; the checklist wants forgot-password and resend-verification to answer
+ * every address alike. The tests prove equal work; this measures the answer times against the
+ * real server on PostgreSQL, one request at a time, the cases interleaved in random order so that
+ * drift hits them all alike.
  *
  * ENUMERATION_ROUNDS (default 600) requests per case.
  */
@@ -16,8 +17,73 @@ const WRONG = 'Not-The-Password-7!'
 const ROUNDS = Number(process.env.ENUMERATION_ROUNDS ?? 600)
 const WARM_UP = 20
 
-const CASES = ['unknown address', 'wrong password', 'suspended, wrong password', 'unverified, wrong password'] as const
-type Case = (typeof CASES)[number]
+interface Study {
+  title: string
+  path: string
+  status: number
+  /** What every answer said. */
+  answer: string
+  reference: string
+  /** The request body for each case, made afresh for every request. */
+  cases: Record<string, () => object>
+  /** What each case costs the server while answering, as the tests prove it. */
+  meaning: string[]
+}
+
+let unknownCounter = 0
+const nobody = () => `nobody-${++unknownCounter}@bench.example`
+
+const STUDIES: Study[] = [
+  {
+    title: 'Failed sign-ins',
+    path: '/api/auth/login',
+    status: 401,
+    answer: '401 "Invalid credentials"',
+    reference: 'wrong password',
+    cases: {
+      'unknown address': () => ({ email: nobody(), password: WRONG }),
+      'wrong password': () => ({ email: 'active@bench.example', password: WRONG }),
+      'suspended, wrong password': () => ({ email: 'suspended@bench.example', password: WRONG }),
+      'unverified, wrong password': () => ({ email: 'unverified@bench.example', password: WRONG }),
+    },
+    meaning: [
+      'Each case costs one Argon2id verification and writes one "Failed login" activity entry (an unknown',
+      'address\'s belongs to nobody), both proved by `tests/api/security/account-discovery.test.ts`. Before the',
+      'unknown address got its entry too, it answered about 5 ms faster at the median (Mann–Whitney p = 0.001',
+      'over 300 rounds): the write was the difference.',
+    ],
+  },
+  {
+    title: 'Forgot-password',
+    path: '/api/auth/forgot-password',
+    status: 200,
+    answer: '200 "If an account exists for this address, a password reset link has been sent."',
+    reference: 'an account',
+    cases: {
+      'unknown address': () => ({ email: nobody() }),
+      'an account': () => ({ email: 'active@bench.example' }),
+      'unverified account': () => ({ email: 'unverified@bench.example' }),
+    },
+    meaning: [
+      'Each case queues the request (one encrypted row in the mail queue) and answers; the mail worker then',
+      'issues the token, writes the entry and queues the mail for an account, or drops the request for an',
+      'unknown address (decision 0003). Until 2026-11-22 a known address did that work before answering.',
+    ],
+  },
+  {
+    title: 'Resend-verification',
+    path: '/api/auth/resend-verification',
+    status: 200,
+    answer: '200 "If this address is waiting for verification, a new verification email is on its way."',
+    reference: 'waiting for verification',
+    cases: {
+      'unknown address': () => ({ email: nobody() }),
+      'waiting for verification': () => ({ email: 'unverified@bench.example' }),
+      'already verified': () => ({ email: 'active@bench.example' }),
+    },
+    meaning: ['The same as forgot-password: one queued request per call, carried out by the mail worker.'],
+  },
+]
 
 async function seed(url: string): Promise<void> {
   const passwordHash = await hash(PASSWORD, { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 })
@@ -31,24 +97,16 @@ async function seed(url: string): Promise<void> {
   ])
 }
 
-let unknownCounter = 0
-const emailFor: Record<Case, () => string> = {
-  'unknown address': () => `nobody-${++unknownCounter}@bench.example`,
-  'wrong password': () => 'active@bench.example',
-  'suspended, wrong password': () => 'suspended@bench.example',
-  'unverified, wrong password': () => 'unverified@bench.example',
-}
-
-async function timeOne(base: string, kind: Case): Promise<number> {
+async function timeOne(base: string, study: Study, kind: string): Promise<number> {
   const started = process.hrtime.bigint()
-  const response = await fetch(`${base}/api/auth/login`, {
+  const response = await fetch(`${base}${study.path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: emailFor[kind](), password: WRONG }),
+    body: JSON.stringify(study.cases[kind]!()),
   })
   await response.arrayBuffer()
   const ms = Number(process.hrtime.bigint() - started) / 1e6
-  if (response.status !== 401) throw new Error(`${kind}: expected 401, got ${response.status}`)
+  if (response.status !== study.status) throw new Error(`${study.title}, ${kind}: expected ${study.status}, got ${response.status}`)
   return ms
 }
 
@@ -90,63 +148,71 @@ function mannWhitneyP(a: number[], b: number[]): number {
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits)
 
+async function measure(base: string, study: Study): Promise<string[]> {
+  const kinds = Object.keys(study.cases)
+  const samples = Object.fromEntries(kinds.map((kind) => [kind, [] as number[]])) as Record<string, number[]>
+  console.log(`${study.title}: warming up, then ${ROUNDS} rounds of ${kinds.length} requests, one at a time, in random order...`)
+  for (let i = 0; i < WARM_UP; i++) for (const kind of kinds) await timeOne(base, study, kind)
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = [...kinds].sort(() => Math.random() - 0.5)
+    for (const kind of order) samples[kind]!.push(await timeOne(base, study, kind))
+  }
+
+  const reference = samples[study.reference]!
+  const rows = kinds.map((kind) => {
+    const values = samples[kind]!
+    const sorted = [...values].sort((a, b) => a - b)
+    const [diff, low, high] = medianDifference(values, reference)
+    const p = kind === study.reference ? null : mannWhitneyP(values, reference)
+    return [
+      kind,
+      fmt(quantile(sorted, 0.1)),
+      fmt(quantile(sorted, 0.5)),
+      fmt(quantile(sorted, 0.9)),
+      fmt(quantile(sorted, 0.99)),
+      `${fmt(mean(values))} ± ${fmt(stdev(values))}`,
+      kind === study.reference ? '(reference)' : `${fmt(diff, 2)} [${fmt(low, 2)}, ${fmt(high, 2)}]`,
+      p === null ? '' : p < 0.001 ? '< 0.001' : fmt(p, 3),
+    ]
+  })
+  const medians = kinds.map((kind) => median(samples[kind]!))
+  const sortedReference = [...reference].sort((a, b) => a - b)
+  return [
+    `## ${study.title}`,
+    '',
+    `\`POST ${study.path}\`, ${ROUNDS} requests per case. Every answer was the same ${study.answer}.`,
+    '',
+    `| Case | p10 | p50 | p90 | p99 | mean ± sd | median − ${study.reference} [95% CI] | Mann–Whitney p |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+    '',
+    `Largest gap between the cases' medians: ${fmt(Math.max(...medians) - Math.min(...medians), 2)} ms, against a spread (p90 − p10) of`,
+    `${fmt(quantile(sortedReference, 0.9) - quantile(sortedReference, 0.1), 1)} ms within one case.`,
+    '',
+    ...study.meaning,
+    '',
+  ]
+}
+
 export async function run(): Promise<string> {
   const url = await recreateDatabase(DATABASE)
   await seed(url)
   const server = await startServer({ DATABASE_URL: url, RATE_LIMIT: 'off', LOG_LEVEL: 'warn' })
   try {
-    const samples = Object.fromEntries(CASES.map((kind) => [kind, [] as number[]])) as Record<Case, number[]>
-    console.log('warming up...')
-    for (let i = 0; i < WARM_UP; i++) for (const kind of CASES) await timeOne(server.url, kind)
-
-    console.log(`${ROUNDS} rounds of ${CASES.length} sign-ins, one at a time, in random order...`)
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = [...CASES].sort(() => Math.random() - 0.5)
-      for (const kind of order) samples[kind].push(await timeOne(server.url, kind))
-    }
-
-    const reference = samples['wrong password']
-    const rows = CASES.map((kind) => {
-      const values = samples[kind]
-      const sorted = [...values].sort((a, b) => a - b)
-      const [diff, low, high] = medianDifference(values, reference)
-      const p = kind === 'wrong password' ? null : mannWhitneyP(values, reference)
-      return [
-        kind,
-        fmt(quantile(sorted, 0.1)),
-        fmt(quantile(sorted, 0.5)),
-        fmt(quantile(sorted, 0.9)),
-        fmt(quantile(sorted, 0.99)),
-        `${fmt(mean(values))} ± ${fmt(stdev(values))}`,
-        kind === 'wrong password' ? '(reference)' : `${fmt(diff, 2)} [${fmt(low, 2)}, ${fmt(high, 2)}]`,
-        p === null ? '' : p < 0.001 ? '< 0.001' : fmt(p, 3),
-      ]
-    })
-
-    const medianOf = (kind: Case) => median(samples[kind])
-    const spread = Math.max(...CASES.map(medianOf)) - Math.min(...CASES.map(medianOf))
+    const sections: string[] = []
+    for (const study of STUDIES) sections.push(...(await measure(server.url, study)))
     return [
-      '# Account discovery by timing: failed sign-ins',
+      '# Account discovery by timing',
       '',
       `Run by \`npm run bench -- enumeration\` on ${new Date().toISOString().slice(0, 10)}: ${machineLine()}.`,
-      `PostgreSQL on the same machine; the server in its own process (RATE_LIMIT=off, LOG_LEVEL=warn); ${ROUNDS} sign-ins per`,
-      'case, one at a time, the four cases in a new random order each round, after a warm-up; times measured by the client,',
-      'from sending the request to reading the whole answer, in milliseconds. Every answer was the same 401 "Invalid credentials".',
+      'PostgreSQL on the same machine; the server in its own process (RATE_LIMIT=off, LOG_LEVEL=warn). For each call, the',
+      'cases take turns in a new random order each round, one request at a time, after a warm-up; times measured by the',
+      'client, from sending the request to reading the whole answer, in milliseconds.',
       '',
-      '| Case | p10 | p50 | p90 | p99 | mean ± sd | median − wrong password [95% CI] | Mann–Whitney p |',
-      '| --- | --- | --- | --- | --- | --- | --- | --- |',
-      ...rows.map((row) => `| ${row.join(' | ')} |`),
+      'A p-value well above 0.05 and an interval around 0 mean the cases cannot be told apart from these samples.',
+      'See docs/security.md.',
       '',
-      `Largest gap between the cases' medians: ${fmt(spread, 2)} ms, against a spread (p90 − p10) of`,
-      `${fmt(quantile([...reference].sort((a, b) => a - b), 0.9) - quantile([...reference].sort((a, b) => a - b), 0.1), 1)} ms within one case.`,
-      '',
-      'What the numbers mean: each case costs one Argon2id verification and writes one "Failed login"',
-      'activity entry (an unknown address\'s belongs to nobody), both proved by',
-      '`tests/api/security/account-discovery.test.ts`. Before the unknown address got its entry too, it',
-      'answered about 5 ms faster at the median (Mann–Whitney p = 0.001 over 300 rounds): the write was the',
-      'difference. A p-value well above 0.05 and an interval around 0 mean the cases cannot be told apart',
-      'from these samples; the entry of an account is still a little longer (its search text holds the',
-      'name and e-mail), a difference far below the noise. See docs/security.md.',
+      ...sections,
     ].join('\n')
   } finally {
     await server.stop()
