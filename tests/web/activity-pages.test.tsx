@@ -4,6 +4,7 @@ import type { ActivityEntry } from '~shared/schemas/lists'
 import { ActivityLogsPage } from '~web/features/activity-logs/components/activity-logs-page'
 import { AdminDashboardPage } from '~web/features/admin-dashboard/components/admin-dashboard-page'
 import { MyActivityPage } from '~web/features/my-activity/components/my-activity-page'
+import { setLanguage } from '~web/lib/i18n'
 import { fail, installFakeApi, ok } from './support/fake-api'
 import { settle } from './support/queries'
 import { renderApp } from './support/render-app'
@@ -86,6 +87,67 @@ describe('activity logs', () => {
     api.on('GET /admin/activity-logs', page([entry()]))
     await user.click(screen.getByRole('button', { name: 'Retry' }))
     expect(await screen.findByRole('list', { name: 'Activity entries' })).toBeTruthy()
+  })
+})
+
+describe('entries in the interface language', () => {
+  const ada = { id: '1', name: 'Ada Admin', email: 'ada@example.com', role: 'ADMIN' as const, profilePicture: null }
+  const entries = [
+    entry({ activity: 'Logged in', user: ada }),
+    entry({ activity: 'Failed login', details: 'Wrong password', user: ada }),
+    entry({ activity: 'Deleted user Bob (Junior) (bob@example.com)', details: 'role: CLIENT; status: INACTIVE', user: ada }),
+    entry({ activity: 'Updated account to MODERATOR', user: ada }),
+    entry({ activity: 'Something only a newer server writes', user: ada }),
+    entry({ activity: 'Failed login', details: 'Account is suspended', user: ada }),
+  ]
+  const expected = {
+    fr: [
+      ['Connexion', 'Session'],
+      ['Échec de connexion', 'Échec', 'Mot de passe incorrect'],
+      ['Utilisateur Bob (Junior) (bob@example.com) supprimé', 'Supprimé', 'role: CLIENT; status: INACTIVE'],
+      ['Compte passé en Modérateur', 'Mis à jour'],
+      ['Something only a newer server writes', 'Something'],
+      ['Échec de connexion', 'Échec', 'Le compte est suspendu'],
+    ],
+    es: [
+      ['Sesión iniciada', 'Sesión'],
+      ['Inicio de sesión fallido', 'Fallido', 'Contraseña incorrecta'],
+      ['Usuario Bob (Junior) (bob@example.com) eliminado', 'Eliminado', 'role: CLIENT; status: INACTIVE'],
+      ['Cuenta cambiada a Moderador', 'Actualizado'],
+      ['Something only a newer server writes', 'Something'],
+      ['Inicio de sesión fallido', 'Fallido', 'La cuenta está suspendida'],
+    ],
+    de: [
+      ['Angemeldet', 'Sitzung'],
+      ['Anmeldung fehlgeschlagen', 'Fehlgeschlagen', 'Falsches Passwort'],
+      ['Benutzer Bob (Junior) (bob@example.com) gelöscht', 'Gelöscht', 'role: CLIENT; status: INACTIVE'],
+      ['Konto geändert zu Moderator', 'Aktualisiert'],
+      ['Something only a newer server writes', 'Something'],
+      ['Anmeldung fehlgeschlagen', 'Fehlgeschlagen', 'Das Konto ist gesperrt'],
+    ],
+    en: [
+      ['Logged in', 'Logged'],
+      ['Failed login', 'Failed', 'Wrong password'],
+      ['Deleted user Bob (Junior) (bob@example.com)', 'Deleted', 'role: CLIENT; status: INACTIVE'],
+      ['Updated account to MODERATOR', 'Updated'],
+      ['Something only a newer server writes', 'Something'],
+      ['Failed login', 'Failed', 'Account is suspended'],
+    ],
+  } as const
+
+  test.each(Object.keys(expected) as (keyof typeof expected)[])('%s: the known texts, badges and fixed details translated, anything else as sent', async (language) => {
+    await setLanguage(language)
+    installFakeApi().on('GET /admin/activity-logs', page(entries))
+    renderApp(<ActivityLogsPage />, { url: '/admin/activity-logs', user: staff })
+    const list = await screen.findByRole('list', { name: language === 'en' ? 'Activity entries' : /./ })
+    const items = within(list).getAllByRole('listitem')
+    expect(items).toHaveLength(entries.length)
+    expected[language].forEach(([text, badge, details], index) => {
+      const item = items[index]!
+      expect(item.querySelector('p.font-medium')!.textContent, `entry ${index + 1}`).toBe(text)
+      expect(within(item).getByText(badge, { exact: true }), `badge ${index + 1}`).toBeTruthy()
+      if (details) expect(within(item).getByText(details, { exact: true }), `details ${index + 1}`).toBeTruthy()
+    })
   })
 })
 

@@ -3,11 +3,7 @@ import { Avatar } from '~web/components/ui/avatar'
 import { Badge, RoleBadge } from '~web/components/ui/badge'
 import { useI18n } from '~web/lib/i18n'
 import { formatDate, formatTime, relativeTime } from '~web/lib/time'
-
-/** The badge of an entry: the first word of its activity ("Logged in" → "Logged"). */
-export function activityBadge(activity: string): string {
-  return activity.trim().split(/\s+/)[0] ?? ''
-}
+import { activityBadge, activityText, badgeText, detailsText } from './activity-text'
 
 const BADGE_TONES: Record<string, 'green' | 'blue' | 'amber' | 'red' | 'purple' | 'gray'> = {
   logged: 'green',
@@ -21,11 +17,13 @@ const BADGE_TONES: Record<string, 'green' | 'blue' | 'amber' | 'red' | 'purple' 
 }
 
 /**
- * One activity entry. With `showUser` (the staff view) it also says whose entry it is: name
+ * One activity entry, in the interface language where the server's text is a known one (see
+ * `activity-text.ts`); the badge's colour follows the English word as sent. With `showUser` (the staff view) it also says whose entry it is: name
  * (or "Unknown User" once deleted), role (CLIENT by default) and e-mail.
  */
 export function ActivityItem({ entry, showUser = false, now }: { entry: ActivityEntry; showUser?: boolean; now?: Date }) {
-  const { t } = useI18n()
+  const i18n = useI18n()
+  const { t } = i18n
   const badge = activityBadge(entry.activity)
   const user = entry.user ?? null
   return (
@@ -33,20 +31,20 @@ export function ActivityItem({ entry, showUser = false, now }: { entry: Activity
       {showUser ? <Avatar name={user?.name ?? '?'} src={user?.profilePicture ?? null} /> : null}
       <div className="min-w-0 flex-1 space-y-1.5">
         <div className="flex flex-wrap items-center gap-2">
-          <p className="font-medium break-words">{entry.activity}</p>
-          {badge ? <Badge tone={BADGE_TONES[badge.toLowerCase()] ?? 'gray'}>{badge}</Badge> : null}
+          <p className="min-w-0 font-medium break-words">{activityText(entry.activity, i18n)}</p>
+          {badge ? <Badge tone={BADGE_TONES[badge.toLowerCase()] ?? 'gray'}>{badgeText(badge, i18n)}</Badge> : null}
         </div>
         {showUser ? (
           <div className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
-            <span className="font-medium">{user?.name ?? t('activity.unknownUser')}</span>
+            <span className="min-w-0 font-medium break-words">{user?.name ?? t('activity.unknownUser')}</span>
             <RoleBadge role={user?.role ?? 'CLIENT'} />
-            {user?.email ? <span className="break-all text-muted">{user.email}</span> : null}
+            {user?.email ? <span className="min-w-0 wrap-anywhere text-muted">{user.email}</span> : null}
           </div>
         ) : null}
-        {entry.details ? <p className="text-sm break-words text-muted">{entry.details}</p> : null}
+        {entry.details ? <p className="text-sm break-words text-muted">{detailsText(entry.details, i18n)}</p> : null}
         <p className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-muted">
           {entry.ipAddress ? (
-            <span className="break-all">
+            <span className="wrap-anywhere">
               {t('activity.ip')}: {entry.ipAddress}
             </span>
           ) : null}
