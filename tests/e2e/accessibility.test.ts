@@ -2,8 +2,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { Account } from './support/accounts'
-import { axeViolations, horizontalOverflow } from './support/accessibility'
+import { type Account, uniqueEmail } from './support/accounts'
+import { axeViolations, cutPlaceholders, horizontalOverflow, wordsBrokenAlthoughTheyFit } from './support/accessibility'
 import { type AppPage, openApp, openSignedIn, toast } from './support/browser'
 import { browserTests } from './support/fixtures'
 import { root } from './support/web-build'
@@ -11,9 +11,10 @@ import { root } from './support/web-build'
 /**
  * Every screen of the spec (section 2), in each of its states, with its dialogs and menus open:
  * axe-core finds no WCAG 2.1 A/AA violation (contrast included) in the light and in the dark
- * theme, at 1280 px and on a 360 px phone, and nothing scrolls sideways. A screenshot of each
- * is written to test-results/screenshots/ for a person to look at. The pages are also checked in
- * German (the longest texts) on a phone.
+ * theme, at 1280 px and on a 360 px phone, nothing scrolls sideways, no word is broken where it
+ * would fit on a line and no placeholder is cut off. A screenshot of each is written to
+ * test-results/screenshots/ for a person to look at. The pages are also checked in German (the
+ * longest texts) on a phone, and with long names and e-mail addresses at four widths.
  */
 const e2e = browserTests()
 const SHOTS = path.join(root, 'test-results', 'screenshots')
@@ -129,7 +130,6 @@ const SCREENS: Screen[] = [
       await page.getByLabel('Confirm Password').fill('Copper-Lantern-58?')
       await page.getByRole('button', { name: 'Reset password' }).click()
       await page.getByRole('alert').filter({ hasText: 'Invalid or expired reset link' }).waitFor()
-      await toast(page, 'Invalid or expired reset link').waitFor()
     },
   },
   {
@@ -281,6 +281,16 @@ const SCREENS: Screen[] = [
     open: (page) => openActions(page, admin),
   },
   {
+    name: 'user-management-unavailable-action-reason',
+    who: 'admin',
+    within: '[role="menu"]',
+    async open(page) {
+      await openActions(page, activeClient)
+      await page.getByRole('menuitem', { name: 'Delete' }).focus()
+      await page.getByRole('tooltip').filter({ hasText: 'User must be inactive before deletion' }).waitFor()
+    },
+  },
+  {
     name: 'user-management-edit-user',
     who: 'admin',
     within: '[role="dialog"]',
@@ -409,6 +419,13 @@ function unexpectedErrors(app: AppPage, statuses: number[] = []): string[] {
   return app.errors.filter((error) => !statuses.some((status) => new RegExp(`status of ${status}\\b`).test(error)))
 }
 
+/** Words broken where they would fit (text squeezed into too narrow a column), placeholders cut off. */
+async function textProblems(page: Page): Promise<string[]> {
+  const broken = await wordsBrokenAlthoughTheyFit(page)
+  const cut = await cutPlaceholders(page)
+  return [...(broken.length > 0 ? [`words broken although they fit: ${broken.join(', ')}`] : []), ...(cut.length > 0 ? [`placeholders cut off: ${cut.join(', ')}`] : [])]
+}
+
 const SIZES = [
   { label: 'desktop', width: 1280, height: 800 },
   { label: 'phone', width: 360, height: 740 },
@@ -434,6 +451,7 @@ describe('every screen, light and dark, desktop and phone', () => {
           if (violations.length > 0) problems.push(`${where}: ${JSON.stringify(violations, null, 2)}`)
           const overflow = await horizontalOverflow(page)
           if (overflow > 0) problems.push(`${where}: scrolls sideways by ${overflow} px`)
+          problems.push(...(await textProblems(page)).map((problem) => `${where}: ${problem}`))
           await page.screenshot({ path: path.join(SHOTS, `${String(index + 1).padStart(2, '0')}-${screen.name}-${size.label}-${theme}.png`), fullPage: true })
         }
       }
@@ -465,7 +483,44 @@ describe('in German, the longest texts, on a phone in the dark theme', () => {
       if (violations.length > 0) problems.push(`${screen.path}: ${JSON.stringify(violations, null, 2)}`)
       const overflow = await horizontalOverflow(page)
       if (overflow > 0) problems.push(`${screen.path}: scrolls sideways by ${overflow} px`)
+      problems.push(...(await textProblems(page)).map((problem) => `${screen.path}: ${problem}`))
       expect(unexpectedErrors(app), `console errors on ${screen.path}`).toEqual([])
+    }
+    expect(problems).toEqual([])
+  })
+})
+
+describe('long names and e-mail addresses, from a 360 px phone to a wide screen', () => {
+  test('words and addresses break only where they cannot fit, and nothing scrolls sideways', async () => {
+    const long = { name: 'Bartholomew Featherstonehaugh', email: uniqueEmail('bartholomew.featherstonehaugh.longdomain') }
+    const who = {
+      admin: await e2e.accounts.create({ ...long, role: 'ADMIN' }),
+      moderator: await e2e.accounts.create({ name: 'Test MODERATOR', email: uniqueEmail('newperson'), role: 'MODERATOR' }),
+      developer: await e2e.accounts.create({ name: 'Maximiliana Oppenheimer-Wolkenstein', email: uniqueEmail('maximiliana.oppenheimer-wolkenstein.subdomain'), role: 'DEVELOPER' }),
+    }
+    const visits: Array<[keyof typeof who | 'visitor', string[]]> = [
+      ['admin', ['/dashboard', '/profile', '/settings', '/my-activity', '/admin', '/admin/users', '/admin/activity-logs', '/debug']],
+      ['moderator', ['/dashboard', '/moderator']],
+      ['developer', ['/dashboard', '/developer']],
+      ['visitor', ['/login', '/register', '/forgot-password', '/reset-password?token=abc', `/verify-email?email=${encodeURIComponent(long.email)}`, `/account-status?status=suspended&email=${encodeURIComponent(long.email)}`]],
+    ]
+    const problems: string[] = []
+    for (const [person, addresses] of visits) {
+      const { page } = await e2e.open({ reducedMotion: 'reduce' })
+      if (person !== 'visitor') await openSignedIn(page, e2e.server, who[person])
+      for (const width of [360, 768, 1024, 1280]) {
+        await page.setViewportSize({ width, height: 800 })
+        for (const address of addresses) {
+          await page.goto(address)
+          await page.getByRole('heading', { level: 1 }).first().waitFor()
+          await settle(page, false)
+          const where = `${person} ${address}, ${width} px`
+          const overflow = await horizontalOverflow(page)
+          if (overflow > 0) problems.push(`${where}: scrolls sideways by ${overflow} px`)
+          problems.push(...(await textProblems(page)).map((problem) => `${where}: ${problem}`))
+          await page.screenshot({ path: path.join(SHOTS, `long-names-${person}-${width}-${address.split('?')[0]!.replace(/\W+/g, '-')}.png`), fullPage: true })
+        }
+      }
     }
     expect(problems).toEqual([])
   })

@@ -116,6 +116,15 @@ async function actionsOf(page: Page, name: string): Promise<Locator> {
   return menu
 }
 
+/** The accessible name (aria-label, or the label of a field) of what has keyboard focus. */
+function focusedName(page: Page): Promise<string | null> {
+  return page.evaluate(() => {
+    const focused = document.activeElement as HTMLElement | null
+    if (!focused || focused === document.body) return null
+    return focused.getAttribute('aria-label') ?? (focused as HTMLInputElement).labels?.[0]?.textContent ?? focused.tagName
+  })
+}
+
 /** Calls that change users, as "METHOD path body". */
 function userWrites(page: Page): Request[] {
   const writes: Request[] = []
@@ -196,6 +205,8 @@ describe('user management', () => {
     await dialog.getByRole('button', { name: 'Cancel' }).click()
     await dialog.waitFor({ state: 'detached' })
     expect(writes).toHaveLength(0)
+    // Keyboard focus is back on the button that opened the menu.
+    await expect.poll(() => focusedName(page)).toBe(`Actions for ${user.name}`)
 
     await (await actionsOf(page, user.name)).getByRole('menuitem', { name: 'Edit' }).click()
     expect(await dialog.getByLabel('Name').inputValue()).toBe(user.name)
@@ -234,6 +245,8 @@ describe('user management', () => {
         const item = menu.getByRole('menuitem', { name })
         await expect.poll(() => item.evaluate((element) => element === document.activeElement)).toBe(true)
         items.push({ name, disabled: (await item.getAttribute('aria-disabled')) === 'true', why: await accessibleDescription(item) })
+        // With keyboard focus on it, an unavailable action shows its reason as a tooltip.
+        if (items.at(-1)!.disabled) await page.getByRole('tooltip').filter({ hasText: items.at(-1)!.why }).waitFor()
         // Choosing an unavailable action does nothing.
         if (items.at(-1)!.disabled) {
           await page.keyboard.press('Enter')
@@ -259,10 +272,17 @@ describe('user management', () => {
       { name: 'Edit', disabled: false, why: '' },
       { name: 'Delete', disabled: true, why: 'User must be inactive before deletion' },
     ])
-    // The reasons are on screen too, not only for screen readers.
+    // The reasons are on screen too, not only for screen readers: a tooltip while the pointer is
+    // on the unavailable action, gone when it moves on.
     await search(page, active.email)
     await expect.poll(() => listedUsers(page)).toEqual([active.name])
-    await (await actionsOf(page, active.name)).getByText('User must be inactive before deletion').waitFor()
+    const menu = await actionsOf(page, active.name)
+    const tooltip = page.getByRole('tooltip').filter({ hasText: 'User must be inactive before deletion' })
+    expect(await tooltip.isVisible()).toBe(false)
+    await menu.getByRole('menuitem', { name: 'Delete' }).hover()
+    await tooltip.waitFor()
+    await menu.getByRole('menuitem', { name: 'Edit' }).hover()
+    await tooltip.waitFor({ state: 'hidden' })
   })
 
   test('an admin deactivates a user, then deletes them through Confirm User Deletion; their entries stay, as an unknown user', async () => {
@@ -296,6 +316,8 @@ describe('user management', () => {
     expect(new URL(request.url()).pathname).toBe(`/api/admin/users/${user.id}`)
     await toast(page, 'User deleted successfully').waitFor()
     await page.getByText('No users found').waitFor()
+    // Their row is gone, and focus with it: it stays in the list's area, not on the page's body.
+    await expect.poll(() => focusedName(page)).toBe('Search users')
     await search(page, '')
     await page.getByRole('heading', { name: `User Management (${total - 1})` }).waitFor()
 

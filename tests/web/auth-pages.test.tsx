@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react'
+import { screen, waitFor, within } from '@testing-library/react'
 import { StrictMode } from 'react'
 import { describe, expect, test } from 'vitest'
 import { ForgotPasswordPage } from '~web/features/auth/components/forgot-password-page'
@@ -128,13 +128,21 @@ describe('password reset', () => {
     expect(location().state).toEqual({ message: 'Password reset successfully! Please log in with your new password.' })
   })
 
-  test('an expired link says so', async () => {
+  test('an expired link says so once, in the page with the way to a new link, not again in a toast', async () => {
     installFakeApi().on('POST /auth/reset-password/:token', fail(400, 'Invalid or expired reset link', { code: 'INVALID_TOKEN' }))
     const { user } = renderApp(<ResetPasswordPage />, { url: '/reset-password?token=old' })
     await user.type(screen.getByLabelText('New Password'), 'Blue-Otter-93!')
     await user.type(screen.getByLabelText('Confirm Password'), 'Blue-Otter-93!')
     await user.click(screen.getByRole('button', { name: 'Reset password' }))
-    expect((await screen.findByRole('alert')).textContent).toContain('Invalid or expired reset link')
+    const alert = await screen.findByRole('alert')
+    expect(alert.textContent).toContain('Invalid or expired reset link')
+    expect(within(alert).getByRole('link', { name: 'Request New Reset' }).getAttribute('href')).toBe('/forgot-password')
+    // Submitted again: still one message.
+    await user.click(screen.getByRole('button', { name: 'Reset password' }))
+    await screen.findByRole('alert')
+    await settle(300)
+    expect(toastTexts()).toEqual([])
+    expect(screen.getAllByText('Invalid or expired reset link')).toHaveLength(1)
   })
 })
 

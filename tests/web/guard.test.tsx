@@ -105,6 +105,18 @@ describe('the guard on the real routes', () => {
     expect(await screen.findByRole('heading', { name: 'Developer Dashboard', level: 1 })).toBeTruthy()
   })
 
+  test.each(['/login', '/register'])('signed in, %s goes to /dashboard like the sign-in page does', async (url) => {
+    const { location } = renderApp(null, { url, user: makeUser({ name: 'Ada Lovelace' }) })
+    await screen.findByRole('heading', { name: 'Welcome back, Ada Lovelace!' })
+    expect(location().pathname).toBe('/dashboard')
+  })
+
+  test('a suspended account\'s stale session still reaches /register', async () => {
+    const { location } = renderApp(null, { url: '/register', user: makeUser({ status: 'SUSPENDED' }) })
+    await screen.findByRole('heading', { name: 'Create an account' })
+    expect(location().pathname).toBe('/register')
+  })
+
   test('the root and unknown paths go to /dashboard', async () => {
     const first = renderApp(null, { url: '/', user: makeUser({ name: 'Ada Lovelace' }) })
     await screen.findByRole('heading', { name: 'Welcome back, Ada Lovelace!' })

@@ -148,6 +148,26 @@ describe('unavailable actions say why, to keyboards and screen readers too', () 
     expect(reasonOf(within(menu).getByRole('menuitem', { name: /Delete/ }))).toBe('Admin users cannot be deleted')
   })
 
+  test('the reason is a tooltip the item is described by, shown while the item has focus, not part of its name', async () => {
+    const { user } = renderUsers()
+    await screen.findByRole('heading', { name: 'User Management (4)' })
+    const menu = await openActions(user, 'Otto Admin')
+    const remove = within(menu).getByRole('menuitem', { name: 'Delete' })
+    const tooltip = document.getElementById(remove.getAttribute('aria-describedby') ?? '')!
+    expect(tooltip.getAttribute('role')).toBe('tooltip')
+    expect(tooltip.textContent).toBe('Admin users cannot be deleted')
+    // Outside the item, so its visible text stays its label alone.
+    expect(remove.contains(tooltip)).toBe(false)
+    expect(tooltip.hidden).toBe(true)
+    remove.focus()
+    await waitFor(() => expect(tooltip.hidden).toBe(false))
+    await user.keyboard('{ArrowUp}')
+    await waitFor(() => expect(tooltip.hidden).toBe(true))
+    // Enabled entries have no tooltip.
+    expect(within(menu).getByRole('menuitem', { name: 'Edit' }).getAttribute('aria-describedby')).toBeNull()
+    expect(screen.getAllByRole('tooltip', { hidden: true })).toHaveLength(1)
+  })
+
   test('an active user must be made inactive before deletion', async () => {
     const { user } = renderUsers()
     await screen.findByRole('heading', { name: 'User Management (4)' })
@@ -174,5 +194,67 @@ describe('unavailable actions say why, to keyboards and screen readers too', () 
     await user.click(within(await openActions(user, 'Ivy Inactive')).getByRole('menuitem', { name: 'Delete' }))
     await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Delete User' }))
     await waitFor(() => expect(toastTexts()).toEqual(['Failed to delete user']))
+  })
+})
+
+describe('focus goes back to the row when a dialog closes', () => {
+  const actionsOf = (name: string) => screen.getByRole('button', { name: `Actions for ${name}` })
+
+  /** Opens the row's menu and chooses `item`, all by keyboard, as a keyboard user would. */
+  async function chooseByKeyboard(user: ReturnType<typeof renderApp>['user'], name: string, item: 'Edit' | 'Delete', dialogName: string) {
+    actionsOf(name).focus()
+    await user.keyboard('{Enter}')
+    await screen.findByRole('menu')
+    await waitFor(() => expect(document.activeElement?.textContent).toContain('Edit'))
+    if (item === 'Delete') await user.keyboard('{ArrowDown}')
+    await user.keyboard('{Enter}')
+    return screen.findByRole('dialog', { name: dialogName })
+  }
+
+  test.each(['Escape', 'Cancel', 'Save Changes'])('Edit User closed with %s: the actions button of the row', async (how) => {
+    const { api, user } = renderUsers()
+    api.on('PUT /admin/users/:id', (request) => ok({ ...client, ...(request.body as object) }))
+    await screen.findByRole('heading', { name: 'User Management (4)' })
+    const dialog = await chooseByKeyboard(user, 'Cleo Client', 'Edit', 'Edit User')
+    if (how === 'Escape') await user.keyboard('{Escape}')
+    else {
+      if (how === 'Save Changes') await user.selectOptions(within(dialog).getByLabelText('Status'), 'SUSPENDED')
+      await user.click(within(dialog).getByRole('button', { name: how }))
+    }
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull())
+    await waitFor(() => expect(document.activeElement).toBe(actionsOf('Cleo Client')))
+  })
+
+  test('Confirm User Deletion cancelled: the actions button of the row', async () => {
+    const { user } = renderUsers()
+    await screen.findByRole('heading', { name: 'User Management (4)' })
+    const dialog = await chooseByKeyboard(user, 'Ivy Inactive', 'Delete', 'Confirm User Deletion')
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }))
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull())
+    await waitFor(() => expect(document.activeElement).toBe(actionsOf('Ivy Inactive')))
+  })
+
+  test('after a deletion the row is gone: the next row\'s actions button, else the one before', async () => {
+    const dora = makeUser({ name: 'Dora Dormant', status: 'INACTIVE' })
+    let listed = [admin, retired, dora]
+    const api = installFakeApi()
+      .on('GET /admin/users', () => ok({ users: listed, pagination: { page: 1, limit: 10, total: listed.length, pages: 1 } }))
+      .on('DELETE /admin/users/:id', (request) => {
+        listed = listed.filter((candidate) => candidate.id !== request.params.id)
+        return ok(undefined, 'User deleted successfully')
+      })
+    const { user } = renderApp(<UsersPage />, { url: '/admin/users', user: admin })
+    await screen.findByRole('heading', { name: 'User Management (3)' })
+
+    let dialog = await chooseByKeyboard(user, 'Ivy Inactive', 'Delete', 'Confirm User Deletion')
+    await user.click(within(dialog).getByRole('button', { name: 'Delete User' }))
+    await screen.findByRole('heading', { name: 'User Management (2)' })
+    await waitFor(() => expect(document.activeElement).toBe(actionsOf('Dora Dormant')))
+
+    dialog = await chooseByKeyboard(user, 'Dora Dormant', 'Delete', 'Confirm User Deletion')
+    await user.click(within(dialog).getByRole('button', { name: 'Delete User' }))
+    await screen.findByRole('heading', { name: 'User Management (1)' })
+    await waitFor(() => expect(document.activeElement).toBe(actionsOf('Ada Admin')))
+    expect(api.callsTo('DELETE /admin/users/:id')).toHaveLength(2)
   })
 })

@@ -46,3 +46,52 @@ async function runAxe(page: Page, within?: string): Promise<Violation[]> {
 export async function horizontalOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
 }
+
+/**
+ * Words (and e-mail addresses, and the parts of hyphenated words) split over two lines although
+ * they would fit: on a line of their own, or, for words up to 12rem wide, anywhere (a column
+ * squeezed narrower than such a word is the fault, as in "Action/s"). Only a long word in a
+ * column too narrow for it may break.
+ */
+export async function wordsBrokenAlthoughTheyFit(page: Page): Promise<string[]> {
+  return page.evaluate((SHORT_WORD_PX) => {
+    const found: string[] = []
+    const canvas = document.createElement('canvas').getContext('2d')!
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT)
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement
+      if (!parent || parent.closest('[aria-hidden="true"], .sr-only, script, style, option')) continue
+      for (const word of (node.nodeValue ?? '').matchAll(/[^\s-]+-?/g)) {
+        const range = document.createRange()
+        range.setStart(node, word.index)
+        range.setEnd(node, word.index + word[0].length)
+        const lines = new Set([...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top)))
+        if (lines.size < 2) continue
+        const style = getComputedStyle(parent)
+        canvas.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`
+        const width = canvas.measureText(word[0]).width
+        let block: HTMLElement = parent
+        while (block.parentElement && ['inline', 'contents'].includes(getComputedStyle(block).display)) block = block.parentElement
+        const box = getComputedStyle(block)
+        const line = block.clientWidth - parseFloat(box.paddingLeft) - parseFloat(box.paddingRight)
+        if (width + 1 < line || width <= SHORT_WORD_PX) found.push(`"${word[0]}" (${Math.round(width)} px on a ${Math.round(line)} px line)`)
+      }
+    }
+    return found
+  }, 192)
+}
+
+/** Placeholders longer than their field: cut off. */
+export async function cutPlaceholders(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const canvas = document.createElement('canvas').getContext('2d')!
+    return [...document.querySelectorAll<HTMLInputElement>('input[placeholder]')].flatMap((input) => {
+      if (input.value || input.getClientRects().length === 0) return []
+      const style = getComputedStyle(input, '::placeholder')
+      canvas.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`
+      const box = getComputedStyle(input)
+      const room = input.clientWidth - parseFloat(box.paddingLeft) - parseFloat(box.paddingRight)
+      return canvas.measureText(input.placeholder).width > room ? [`"${input.placeholder}"`] : []
+    })
+  })
+}

@@ -8,7 +8,9 @@ import { useI18n } from '~web/lib/i18n'
  * A modal dialog (Radix: focus trapped, Escape closes, title and description announced).
  * `side="left"` makes it the slide-in sheet of the small-screen menu. Our dialogs are opened by
  * buttons that are not Radix triggers, so Radix would leave focus on the page's body when one
- * closes: focus goes back to whatever had it when the dialog opened, if it is still there.
+ * closes. Focus goes instead to `returnFocus()` when it names an element on the page, else back
+ * to what had focus when the dialog opened; a menu item is gone by then, so for one of those it
+ * is the button that opened its menu.
  */
 export function Dialog({
   open,
@@ -17,6 +19,7 @@ export function Dialog({
   description,
   children,
   side,
+  returnFocus,
 }: {
   open: boolean
   onOpenChange: (open: boolean) => void
@@ -24,11 +27,13 @@ export function Dialog({
   description?: ReactNode
   children: ReactNode
   side?: 'left'
+  /** Where focus goes when the dialog closes (asked at that moment). */
+  returnFocus?: () => HTMLElement | null | undefined
 }) {
   const { t } = useI18n()
   const focusedBefore = useRef<Element | null>(null)
   useLayoutEffect(() => {
-    if (open) focusedBefore.current = document.activeElement
+    if (open) focusedBefore.current = openerOf(document.activeElement)
   }, [open])
   return (
     <RadixDialog.Root open={open} onOpenChange={onOpenChange}>
@@ -43,8 +48,10 @@ export function Dialog({
           )}
           {...(description ? {} : { 'aria-describedby': undefined })}
           onCloseAutoFocus={(event) => {
-            const target = focusedBefore.current
-            if (target instanceof HTMLElement && target.isConnected && target !== document.body) {
+            const target = [returnFocus?.(), focusedBefore.current].find(
+              (candidate): candidate is HTMLElement => candidate instanceof HTMLElement && candidate.isConnected && candidate !== document.body,
+            )
+            if (target) {
               event.preventDefault()
               target.focus()
             }
@@ -62,4 +69,10 @@ export function Dialog({
       </RadixDialog.Portal>
     </RadixDialog.Root>
   )
+}
+
+/** The element that stands for `active` once it is gone: for an item of a Radix menu, its trigger. */
+function openerOf(active: Element | null): Element | null {
+  const labelledBy = active?.closest('[role="menu"]')?.getAttribute('aria-labelledby')
+  return (labelledBy && document.getElementById(labelledBy)) || active
 }

@@ -47,9 +47,9 @@ export function AccountStatusPage() {
               {t('accountStatus.supportTitle')}
             </h2>
             <p className="mt-1 text-muted">{t('accountStatus.supportText')}</p>
-            <dl className="mt-3 grid grid-cols-[minmax(0,auto)_minmax(0,1fr)] gap-x-3 gap-y-1">
+            <dl className="mt-3 grid grid-cols-1 gap-x-3 gap-y-0.5 sm:grid-cols-[minmax(0,auto)_minmax(0,1fr)] sm:gap-y-1">
               <dt className="text-muted">{t('accountStatus.supportEmail')}</dt>
-              <dd>
+              <dd className="mb-1.5 sm:mb-0">
                 <a href={`mailto:${SUPPORT_EMAIL}`} className="text-primary underline dark:text-blue-300">
                   {SUPPORT_EMAIL}
                 </a>

@@ -1,4 +1,4 @@
-import { Link, useNavigate } from 'react-router'
+import { Link, Navigate, useNavigate } from 'react-router'
 import { Button, buttonClass } from '~web/components/ui/button'
 import { Field } from '~web/components/ui/field'
 import { Input } from '~web/components/ui/input'
@@ -7,6 +7,7 @@ import { paths, verifyEmailPath } from '~web/config/paths'
 import { toastFailure } from '~web/lib/failures'
 import { applyServerFieldErrors, lazySchema, useSchemaForm } from '~web/lib/forms'
 import { useI18n } from '~web/lib/i18n'
+import { useSession } from '~web/lib/session'
 import { notify } from '~web/lib/toast'
 import { register } from '../api/register'
 import { AuthCard } from './auth-card'
@@ -17,11 +18,16 @@ const FIELDS = ['name', 'email', 'phone', 'password', 'confirmPassword'] as cons
 export function RegisterPage() {
   const { t } = useI18n()
   const navigate = useNavigate()
+  const current = useSession()
   const form = useSchemaForm({
     schema: registerSchema,
     defaultValues: { name: '', email: '', phone: '', password: '', confirmPassword: '' },
   })
   const { errors, isSubmitting } = form.formState
+
+  // Signed in already: as on the sign-in page, on to the dashboard. A blocked account's stale
+  // session does not count.
+  if (current.authenticated && current.user?.status === 'ACTIVE') return <Navigate to={paths.dashboard} replace />
 
   const onSubmit = form.handleSubmit(async (values) => {
     try {

@@ -8,7 +8,7 @@ import { Button, buttonClass } from '~web/components/ui/button'
 import { Field } from '~web/components/ui/field'
 import { PasswordInput } from '~web/components/ui/password-input'
 import { paths } from '~web/config/paths'
-import { failureText, toastFailure } from '~web/lib/failures'
+import { failureText } from '~web/lib/failures'
 import { applyServerFieldErrors, lazySchema, useSchemaForm } from '~web/lib/forms'
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
@@ -69,8 +69,8 @@ export function ResetPasswordPage() {
       setDone(true)
     } catch (error) {
       if (applyServerFieldErrors(error, form.setError, ['password', 'confirmPassword'])) return
+      // Told once, in the page, next to the way out (a new link): no toast repeating it.
       setFailure(failureText(error, t('resetPassword.failed')))
-      toastFailure(error, t('resetPassword.failed'))
     }
   })
 

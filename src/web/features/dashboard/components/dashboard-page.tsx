@@ -30,7 +30,8 @@ export function DashboardPage() {
         <h1 className="text-2xl font-bold tracking-tight">{t('dashboard.welcome', { name: user.name })}</h1>
         <p className="text-sm text-muted">{t('dashboard.subtitle')}</p>
       </div>
-      <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
+      {/* Three columns only where each is wide enough for a long name or address beside the picture. */}
+      <div className="grid grid-cols-1 gap-6 md:grid-cols-2 xl:grid-cols-3">
         <ProfileCard user={user} />
         <RoleCard role={user.role} />
         <StatusCard user={user} />
@@ -42,18 +43,18 @@ export function DashboardPage() {
 function ProfileCard({ user }: { user: User }) {
   const { t } = useI18n()
   return (
-    <Card>
+    <Card className="md:col-span-2 xl:col-span-1">
       <CardHeader>
         <CardTitle>{t('dashboard.profileCard')}</CardTitle>
       </CardHeader>
       <CardContent className="space-y-4">
-        <div className="flex items-center gap-4">
+        <div className="flex flex-wrap items-center gap-4">
           <Avatar name={user.name} src={user.profilePicture} size="lg" />
           <NameAndBadges user={user} />
         </div>
         <dl className="space-y-2 text-sm">
           <Item label={t('dashboard.email')}>
-            <span className="break-all">{user.email}</span>{' '}
+            <span className="wrap-anywhere">{user.email}</span>{' '}
             {user.emailVerified ? (
               <span className="inline-flex items-center gap-1 text-green-700 dark:text-green-400">
                 <CircleCheck aria-hidden className="size-4" />

@@ -50,13 +50,13 @@ export function DebugPage() {
   return (
     <div className="space-y-6">
       <PageHeader title={t('debug.title')} description={t('debug.description')} />
-      <div className="grid grid-cols-1 gap-6 md:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 xl:grid-cols-2">
         <Card>
           <CardHeader>
             <CardTitle>{t('debug.state')}</CardTitle>
           </CardHeader>
           <CardContent>
-            <dl className="grid grid-cols-[minmax(0,auto)_minmax(0,1fr)] gap-x-4 gap-y-2 text-sm">
+            <dl className="grid grid-cols-1 gap-x-4 text-sm sm:grid-cols-[minmax(0,auto)_minmax(0,1fr)] sm:gap-y-2">
               <Row label={t('debug.loading')}>{yesNo(state.loading)}</Row>
               <Row label={t('debug.authenticated')}>{yesNo(state.authenticated)}</Row>
               <Row label={t('debug.accessToken')}>{yesNo(state.hasAccessToken)}</Row>
@@ -75,7 +75,7 @@ export function DebugPage() {
             <CardTitle>{t('debug.access')}</CardTitle>
           </CardHeader>
           <CardContent className="space-y-6">
-            <dl className="grid grid-cols-[minmax(0,auto)_minmax(0,1fr)] gap-x-4 gap-y-2 text-sm">
+            <dl className="grid grid-cols-1 gap-x-4 text-sm sm:grid-cols-[minmax(0,auto)_minmax(0,1fr)] sm:gap-y-2">
               <Row label={t('debug.dashboardAccess')}>{allowed(dashboardAllowed)}</Row>
               <Row label={t('debug.adminAccess')}>{allowed(adminAllowed)}</Row>
             </dl>
@@ -98,7 +98,7 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
   return (
     <>
       <dt className="break-words text-muted">{label}</dt>
-      <dd className="min-w-0 font-medium break-all">{children}</dd>
+      <dd className="mb-2 min-w-0 font-medium wrap-anywhere sm:mb-0">{children}</dd>
     </>
   )
 }

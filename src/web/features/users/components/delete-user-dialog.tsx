@@ -7,7 +7,7 @@ import { notify } from '~web/lib/toast'
 import { useDeleteUser } from '../api/delete-user'
 
 /** Confirm User Deletion. */
-export function DeleteUserDialog({ user, onClose }: { user: User | null; onClose: () => void }) {
+export function DeleteUserDialog({ user, onClose, returnFocus }: { user: User | null; onClose: () => void; returnFocus?: () => HTMLElement | null }) {
   const { t } = useI18n()
   const remove = useDeleteUser()
 
@@ -26,6 +26,7 @@ export function DeleteUserDialog({ user, onClose }: { user: User | null; onClose
     <Dialog
       open={!!user}
       onOpenChange={(open) => (open ? undefined : onClose())}
+      returnFocus={returnFocus}
       title={t('users.deleteTitle')}
       description={user ? t('users.deleteText', { name: user.name, email: user.email }) : undefined}
     >

@@ -14,12 +14,13 @@ import { ROLE_OPTIONS, changedFields, roleChangeBlockedReason } from '../user-ru
 
 
 /** The Edit User dialog: sends only the fields that changed, and simply closes when none did. */
-export function EditUserDialog({ user, actor, onClose }: { user: User | null; actor: User; onClose: () => void }) {
+export function EditUserDialog({ user, actor, onClose, returnFocus }: { user: User | null; actor: User; onClose: () => void; returnFocus?: () => HTMLElement | null }) {
   const { t } = useI18n()
   return (
     <Dialog
       open={!!user}
       onOpenChange={(open) => (open ? undefined : onClose())}
+      returnFocus={returnFocus}
       title={t('users.editTitle')}
       description={user ? t('users.editDescription', { name: user.name }) : undefined}
     >

@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useRef, useState } from 'react'
 import { type Role, STATUSES, type Status } from '~shared/constants'
 import type { User } from '~shared/schemas/user'
 import { Card, CardContent } from '~web/components/ui/card'
@@ -23,12 +23,33 @@ export function UsersPage() {
   const query = useUsers({ page: list.page, search: list.debouncedSearch, ...list.filters })
   const [editing, setEditing] = useState<User | null>(null)
   const [deleting, setDeleting] = useState<User | null>(null)
+  const area = useRef<HTMLDivElement>(null)
+  // Whose actions button takes focus back when a dialog closes: the row's own, or, when it was
+  // deleted, the row that took its place, the one before it, else the table or the search box.
+  const returnTo = useRef<string[]>([])
   const total = query.data?.pagination.total
   const users = query.data?.users ?? []
   if (!actor) return null
 
+  const edit = (user: User) => {
+    returnTo.current = [user.id]
+    setEditing(user)
+  }
+  const remove = (user: User) => {
+    const index = users.findIndex((candidate) => candidate.id === user.id)
+    returnTo.current = [user.id, users[index + 1]?.id, users[index - 1]?.id].filter((id) => id !== undefined)
+    setDeleting(user)
+  }
+  const returnFocus = () => {
+    const root = area.current
+    if (!root) return null
+    const buttons = [...root.querySelectorAll<HTMLElement>('[data-user-actions]')]
+    const rowButton = returnTo.current.map((id) => buttons.find((button) => button.dataset.userActions === id)).find((button) => button !== undefined)
+    return rowButton ?? root.querySelector<HTMLElement>('[data-users-table]') ?? root.querySelector<HTMLElement>('input[type="search"]')
+  }
+
   return (
-    <div>
+    <div ref={area}>
       <PageHeader title={total === undefined ? t('users.title') : t('users.titleWithCount', { count: total })} description={t('users.description')} />
       <Card>
         <CardContent className="space-y-4 pt-4 sm:pt-6">
@@ -57,14 +78,14 @@ export function UsersPage() {
             <EmptyState title={t('users.empty')} />
           ) : (
             <>
-              <UsersTable users={users} actor={actor} onEdit={setEditing} onDelete={setDeleting} />
+              <UsersTable users={users} actor={actor} onEdit={edit} onDelete={remove} />
               <Pagination page={list.page} pages={query.data?.pagination.pages ?? 1} onChange={list.setPage} hideSingle />
             </>
           )}
         </CardContent>
       </Card>
-      <EditUserDialog user={editing} actor={actor} onClose={() => setEditing(null)} />
-      <DeleteUserDialog user={deleting} onClose={() => setDeleting(null)} />
+      <EditUserDialog user={editing} actor={actor} onClose={() => setEditing(null)} returnFocus={returnFocus} />
+      <DeleteUserDialog user={deleting} onClose={() => setDeleting(null)} returnFocus={returnFocus} />
     </div>
   )
 }

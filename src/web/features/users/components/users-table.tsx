@@ -13,57 +13,68 @@ import { deleteBlockedReason, editBlockedReason } from '../user-rules'
 
 /**
  * The users table. On small screens each row becomes a card whose cells carry their column name,
- * so nothing scrolls sideways at 360 px.
+ * so nothing scrolls sideways at 360 px. Each row's actions button carries `data-user-actions`
+ * (the user's id) so focus can be given back to it when a dialog it opened closes; the table
+ * itself can take focus when no row is left to take it.
  */
 export function UsersTable({ users, actor, onEdit, onDelete }: { users: User[]; actor: User; onEdit: (user: User) => void; onDelete: (user: User) => void }) {
   const { t } = useI18n()
   return (
-    <table className="w-full text-left text-sm">
-      <thead className="hidden border-b border-line text-muted md:table-header-group">
-        <tr>
-          <th scope="col" className="px-3 py-2 font-medium">{t('users.columns.user')}</th>
-          <th scope="col" className="px-3 py-2 font-medium">{t('users.columns.role')}</th>
-          <th scope="col" className="px-3 py-2 font-medium">{t('users.columns.status')}</th>
-          <th scope="col" className="px-3 py-2 font-medium">{t('users.columns.emailVerified')}</th>
-          <th scope="col" className="px-3 py-2 font-medium">{t('users.columns.created')}</th>
-          <th scope="col" className="px-3 py-2 text-right font-medium">{t('users.columns.actions')}</th>
-        </tr>
-      </thead>
-      <tbody className="block md:table-row-group">
-        {users.map((user) => (
-          <tr key={user.id} className="relative block border-b border-line py-3 last:border-0 md:table-row md:py-0">
-            <td className="block pr-12 md:table-cell md:px-3 md:py-3 md:pr-3">
-              <div className="flex min-w-0 items-center gap-3">
-                <Avatar name={user.name} src={user.profilePicture} size="sm" />
-                <div className="min-w-0">
-                  <p className="font-medium break-words">{user.name}</p>
-                  <p className="break-all text-muted">{user.email}</p>
-                </div>
-              </div>
-            </td>
-            <Cell label={t('users.columns.role')}>
-              <RoleBadge role={user.role} />
-            </Cell>
-            <Cell label={t('users.columns.status')}>
-              <StatusBadge status={user.status} />
-            </Cell>
-            <Cell label={t('users.columns.emailVerified')}>
-              {user.emailVerified ? <Badge tone="green">{t('common.verified')}</Badge> : <Badge tone="amber">{t('common.pending')}</Badge>}
-            </Cell>
-            <Cell label={t('users.columns.created')}>{formatDate(user.createdAt)}</Cell>
-            <td className="absolute top-3 right-0 md:static md:px-3 md:py-3 md:text-right">
-              <RowActions user={user} actor={actor} onEdit={onEdit} onDelete={onDelete} />
-            </td>
+    // From md up it is a real table; should it ever be wider than the card (a very long word in a
+    // name), it scrolls inside the card rather than the page scrolling sideways.
+    <div className="md:overflow-x-auto">
+      <table tabIndex={-1} data-users-table className="w-full text-left text-sm outline-none">
+        <thead className="hidden border-b border-line text-muted md:table-header-group">
+          <tr>
+            <th scope="col" className="px-2 py-2 font-medium xl:px-3">{t('users.columns.user')}</th>
+            <th scope="col" className="px-2 py-2 font-medium xl:px-3">{t('users.columns.role')}</th>
+            <th scope="col" className="px-2 py-2 font-medium xl:px-3">{t('users.columns.status')}</th>
+            <th scope="col" className="px-2 py-2 font-medium xl:px-3">{t('users.columns.emailVerified')}</th>
+            <th scope="col" className="px-2 py-2 font-medium xl:px-3">{t('users.columns.created')}</th>
+            <th scope="col" className="px-2 py-2 text-right font-medium xl:px-3">{t('users.columns.actions')}</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody className="block md:table-row-group">
+          {users.map((user) => (
+            <tr key={user.id} className="relative block border-b border-line py-3 last:border-0 md:table-row md:py-0">
+              <td className="block pr-12 md:table-cell md:min-w-44 md:px-2 md:py-3 xl:px-3">
+                <div className="flex min-w-0 items-center gap-3">
+                  {/* Not between md and xl, where six columns share a narrow card: the name and address need the room. */}
+                  <span className="contents md:hidden xl:contents">
+                    <Avatar name={user.name} src={user.profilePicture} size="sm" />
+                  </span>
+                  <div className="min-w-0">
+                    <p className="font-medium break-words">{user.name}</p>
+                    <p className="wrap-anywhere text-muted">{user.email}</p>
+                  </div>
+                </div>
+              </td>
+              <Cell label={t('users.columns.role')}>
+                <RoleBadge role={user.role} />
+              </Cell>
+              <Cell label={t('users.columns.status')}>
+                <StatusBadge status={user.status} />
+              </Cell>
+              <Cell label={t('users.columns.emailVerified')}>
+                {user.emailVerified ? <Badge tone="green">{t('common.verified')}</Badge> : <Badge tone="amber">{t('common.pending')}</Badge>}
+              </Cell>
+              <Cell label={t('users.columns.created')}>
+                <span className="whitespace-nowrap">{formatDate(user.createdAt)}</span>
+              </Cell>
+              <td className="absolute top-3 right-0 md:static md:px-2 md:py-3 md:text-right xl:px-3">
+                <RowActions user={user} actor={actor} onEdit={onEdit} onDelete={onDelete} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
 }
 
 function Cell({ label, children }: { label: string; children: ReactNode }) {
   return (
-    <td className="flex items-center justify-between gap-3 py-1 md:table-cell md:px-3 md:py-3">
+    <td className="flex items-center justify-between gap-3 py-1 md:table-cell md:px-2 md:py-3 xl:px-3">
       <span className="text-muted md:hidden">{label}</span>
       <span>{children}</span>
     </td>
@@ -77,7 +88,7 @@ function RowActions({ user, actor, onEdit, onDelete }: { user: User; actor: User
   const deleteReason = deleteBlockedReason(actor, user)
   return (
     <Menu>
-      <MenuTrigger className={buttonClass('ghost', 'icon')} aria-label={t('users.actionsFor', { name: user.name })}>
+      <MenuTrigger className={buttonClass('ghost', 'icon')} aria-label={t('users.actionsFor', { name: user.name })} data-user-actions={user.id}>
         <EllipsisVertical aria-hidden className="size-4" />
       </MenuTrigger>
       <MenuContent>
