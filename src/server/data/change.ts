@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely'
 import type { AppContext } from '../context'
 import type { Database } from '../db/types'
 import type { AccountRequest } from '../auth/account-requests'
+import type { QueuedItem } from '../mail/mail-queue'
 import type { MailMessage } from '../mail/templates'
 import { type ActivityEntry, recordActivity } from './activities'
 
@@ -23,21 +24,14 @@ export interface Change {
 export async function commitChange<T>(ctx: AppContext, work: (change: Change) => Promise<T>): Promise<T> {
   let mailQueued = false
   const now = ctx.clock()
-  const result = await ctx.db.transaction().execute((trx) =>
-    work({
-      trx,
-      now,
-      record: (entry) => recordActivity(trx, { ...entry, at: now }),
-      async mail(message) {
-        await ctx.mailQueue.enqueue(trx, message, now)
-        mailQueued = true
-      },
-      async defer(request) {
-        await ctx.mailQueue.enqueue(trx, request, now)
-        mailQueued = true
-      },
-    }),
-  )
+  const result = await ctx.db.transaction().execute((trx) => {
+    // A message and a request to carry out go into the same queue, the same way.
+    const queue = async (item: QueuedItem) => {
+      await ctx.mailQueue.enqueue(trx, item, now)
+      mailQueued = true
+    }
+    return work({ trx, now, record: (entry) => recordActivity(trx, { ...entry, at: now }), mail: queue, defer: queue })
+  })
   if (mailQueued) ctx.onMailQueued()
   return result
 }

@@ -3,7 +3,7 @@ import { CSRF_HEADER } from '../../shared/constants'
 import { API_ACCESS, type Access, roleMayAccess } from '../../shared/permissions'
 import type { AppContext } from '../context'
 import { type UserRecord, isUuid, userColumns } from '../data/users'
-import { forbidden, unauthorized } from './errors'
+import { type HttpError, forbidden, unauthorized } from './errors'
 
 /**
  * Every /api route is private unless the shared permission table names it public, and a route
@@ -80,15 +80,17 @@ async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<A
     .where('s.expires_at', '>', ctx.clock())
     .executeTakeFirst()
   if (!user) throw unauthorized('Your session has ended. Please sign in again.', 'SESSION_ENDED')
-  assertAccountUsable(user)
+  const refusal = accountRefusal(user)
+  if (refusal) throw refusal
   return { user, sessionId: claims.sessionId }
 }
 
-/** Only ACTIVE accounts with a verified e-mail get tokens or pass a signed-in call. */
-export function assertAccountUsable(user: Pick<UserRecord, 'status' | 'email_verified_at'>): void {
-  if (user.status === 'SUSPENDED') throw forbidden('Account is suspended', 'ACCOUNT_SUSPENDED')
-  if (user.status === 'INACTIVE') throw forbidden('Account is inactive', 'ACCOUNT_INACTIVE')
-  if (!user.email_verified_at) throw forbidden('Email not verified', 'EMAIL_NOT_VERIFIED')
+/** Why an account may not sign in or pass a signed-in call: only ACTIVE, verified accounts may. */
+export function accountRefusal(user: Pick<UserRecord, 'status' | 'email_verified_at'>): HttpError | undefined {
+  if (user.status === 'SUSPENDED') return forbidden('Account is suspended', 'ACCOUNT_SUSPENDED')
+  if (user.status === 'INACTIVE') return forbidden('Account is inactive', 'ACCOUNT_INACTIVE')
+  if (!user.email_verified_at) return forbidden('Email not verified', 'EMAIL_NOT_VERIFIED')
+  return undefined
 }
 
 /** The signed-in state of a request on a route the guard has checked. */

@@ -1,3 +1,5 @@
+import { escapeHtml } from '../http/escape-html'
+
 /**
  * The product's e-mails. Each has a plain-text and an HTML part; every link in them was built
  * from APP_URL when the mail was queued, never from the request's Host header.
@@ -15,9 +17,6 @@ export interface RenderedMail {
   text: string
   html: string
 }
-
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
 /** A paragraph as HTML: escaped, with the links it mentions made clickable. */
 const paragraphHtml = (text: string) =>

@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsync } from 'fastify'
+import { escapeHtml } from '../http/escape-html'
 
 /**
  * The built web app. Hashed assets are cached for a year; every other page address gets
@@ -33,10 +34,7 @@ export function webRoutes(webDir: string, settings: { supportEmail?: string | un
   }
 }
 
-const escapeAttribute = (value: string) =>
-  value.replace(/[&"<>']/g, (c) => ({ '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;', "'": '&#39;' })[c]!)
-
 function withSettings(html: string, settings: { supportEmail?: string | undefined }): string {
   if (!settings.supportEmail) return html
-  return html.replace('</head>', `  <meta name="support-email" content="${escapeAttribute(settings.supportEmail)}" />\n  </head>`)
+  return html.replace('</head>', `  <meta name="support-email" content="${escapeHtml(settings.supportEmail)}" />\n  </head>`)
 }

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { CSRF_HEADER } from '../../../shared/constants'
 import { loginSchema, refreshTokenSchema } from '../../../shared/schemas/auth'
 import { authResultSchema, tokensSchema, userSchema } from '../../../shared/schemas/user'
-import { assertAccountUsable, requireAuth } from '../../http/auth-guard'
+import { accountRefusal, requireAuth } from '../../http/auth-guard'
 import {
   startSession,
   revokeSession,
@@ -56,11 +56,9 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         await ctx.limiter.undo(RULES.loginAddress, ip)
         // The account's state is told only to someone who knows its password, and the refusal
         // is recorded like any other failed sign-in, with the reason.
-        try {
-          assertAccountUsable(found)
-        } catch (refusal) {
-          const details = refusal instanceof Error ? refusal.message : 'Account not usable'
-          await commitChange(ctx, (c) => c.record({ userId: found.id, kind: 'other', activity: 'Failed login', details, ip }))
+        const refusal = accountRefusal(found)
+        if (refusal) {
+          await commitChange(ctx, (c) => c.record({ userId: found.id, kind: 'other', activity: 'Failed login', details: refusal.message, ip }))
           throw refusal
         }
 
