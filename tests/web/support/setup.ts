@@ -1,5 +1,5 @@
 import { cleanup, configure } from '@testing-library/react'
-import { afterEach, beforeEach, vi } from 'vitest'
+import { afterAll, afterEach, beforeEach, vi } from 'vitest'
 import { setLanguage } from '~web/lib/i18n'
 import { queryClient } from '~web/lib/query-client'
 import { session } from '~web/lib/session'
@@ -80,4 +80,12 @@ afterEach(async () => {
     consoleErrors = []
     throw new Error(`Unexpected console.error:\n${messages}`)
   }
+})
+
+// A toast that closed in a file's last moments removes itself 200 ms later (sonner's exit
+// animation); that update must land while the page still exists, not after the file's jsdom is
+// gone, where React finds no `window` and the run fails with an uncaught error.
+const SONNER_EXIT_MS = 200
+afterAll(async () => {
+  if (toasterWanted.get()) await new Promise((resolve) => setTimeout(resolve, SONNER_EXIT_MS + 100))
 })
