@@ -71,7 +71,7 @@ let counter = 0
 export const uniqueEmail = (prefix = 'user') => `${prefix}-${process.pid}-${++counter}-${crypto.randomBytes(3).toString('hex')}@example.com`
 export const STRONG_PASSWORD = 'Correct-Horse-7-Battery!'
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, options: { poolSize?: number } = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-test-'))
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -92,7 +92,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   })
   const logger = pino(loggerOptions(config.logLevel) as pino.LoggerOptions, sink)
   const clock = new TestClock()
-  const database = await openTestDatabase()
+  const database = await openTestDatabase(options)
   const runtime = await startRuntime(config, {
     database,
     clock: clock.now,

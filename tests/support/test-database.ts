@@ -10,8 +10,11 @@ import { withDatabase } from './global-database'
 /** The engine the tests run on: PostgreSQL when TEST_DATABASE_URL is set, else PGlite. */
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL)
 
-/** A fresh, migrated database of its own for one test file (or one test). Dropped on close. */
-export async function openTestDatabase(): Promise<DatabaseHandle> {
+/**
+ * A fresh, migrated database of its own for one test file (or one test). Dropped on close.
+ * `poolSize` sets the PostgreSQL pool's connections (PGlite has one).
+ */
+export async function openTestDatabase(options: { poolSize?: number } = {}): Promise<DatabaseHandle> {
   const url = process.env.TEST_DATABASE_URL
   if (url) {
     const name = `accounts_test_${crypto.randomBytes(6).toString('hex')}`
@@ -22,7 +25,7 @@ export async function openTestDatabase(): Promise<DatabaseHandle> {
     } finally {
       await admin.end()
     }
-    const handle = await openDatabase({ url: withDatabase(url, name), poolSize: 10 })
+    const handle = await openDatabase({ url: withDatabase(url, name), poolSize: options.poolSize ?? 10 })
     return {
       ...handle,
       async close() {

@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely'
 import type { ActivityKind } from '../data/activities'
+import { executePrepared } from '../db/prepared'
 import type { Database } from '../db/types'
 import { addSeconds } from './clock'
 import { generateToken, hashToken } from './secure-token'
@@ -39,10 +40,13 @@ export async function startSession(
 ): Promise<{ sessionId: string; refreshToken: string }> {
   const { now, lifetimes } = input
   const refreshToken = generateToken()
-  const { rows } = await sql<{ id: string }>`
-    SELECT start_session(${input.userId}, ${input.ip}, ${input.userAgent?.slice(0, 500) ?? null}, ${now},
-      ${addSeconds(now, lifetimes.idleSeconds)}, ${addSeconds(now, lifetimes.maxAgeSeconds)}, ${hashToken(refreshToken)},
-      ${input.entry.kind}, ${input.entry.activity}) AS id`.execute(db)
+  const { rows } = await executePrepared(
+    db,
+    sql<{ id: string }>`
+      SELECT start_session(${input.userId}, ${input.ip}, ${input.userAgent?.slice(0, 500) ?? null}, ${now},
+        ${addSeconds(now, lifetimes.idleSeconds)}, ${addSeconds(now, lifetimes.maxAgeSeconds)}, ${hashToken(refreshToken)},
+        ${input.entry.kind}, ${input.entry.activity}) AS id`.compile(db),
+  )
   return { sessionId: rows[0]!.id, refreshToken }
 }
 
@@ -72,8 +76,11 @@ export async function rotateFreshRefreshToken(
   const next = generateToken()
   const idleUntil = addSeconds(now, lifetimes.idleSeconds)
   // One call of the function from migration 0003, whose plans stay cached per connection.
-  const { rows } = await sql<{ session_id: string; user_id: string }>`
-    SELECT session_id, user_id FROM rotate_fresh_refresh_token(${hashToken(token)}, ${hashToken(next)}, ${now}, ${idleUntil})`.execute(db)
+  const { rows } = await executePrepared(
+    db,
+    sql<{ session_id: string; user_id: string }>`
+      SELECT session_id, user_id FROM rotate_fresh_refresh_token(${hashToken(token)}, ${hashToken(next)}, ${now}, ${idleUntil})`.compile(db),
+  )
   const row = rows[0]
   return row ? { ok: true, sessionId: row.session_id, userId: row.user_id, refreshToken: next } : null
 }

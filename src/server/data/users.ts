@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely'
 import type { User } from '../../shared/schemas/user'
+import { executePrepared } from '../db/prepared'
 import type { Database, UsersTable } from '../db/types'
 
 /**
@@ -48,12 +49,9 @@ export function findUserById(db: Db, id: string): Promise<UserRecord | undefined
 }
 
 /** For sign-in only: the one query that reads the password hash. */
-export function findCredentialsByEmail(db: Db, email: string) {
-  return db
-    .selectFrom('users')
-    .select([...userColumns, 'password_hash'])
-    .where('email', '=', email.toLowerCase())
-    .executeTakeFirst()
+export async function findCredentialsByEmail(db: Db, email: string) {
+  const query = db.selectFrom('users').select([...userColumns, 'password_hash']).where('email', '=', email.toLowerCase())
+  return (await executePrepared(db, query.compile())).rows[0]
 }
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRecord | undefined> {

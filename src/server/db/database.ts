@@ -5,6 +5,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
+import { preparingPool } from './prepared'
 import type { Database } from './types'
 
 export type DatabaseKind = 'postgres' | 'pglite'
@@ -36,7 +37,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     lite = await PGlite.create(path.join(options.dataDir, 'pgdata'), { extensions: { pg_trgm } })
   }
   const pool = new pg.Pool(createPgConfig(lite))
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) })
   return {
     db,
     kind: 'pglite',
@@ -63,7 +64,7 @@ function openPostgres(url: string, max: number, onPoolError?: (error: Error) => 
   // so every client gets a listener. The failed query answers 503; the pool discards the client.
   pool.on('error', (error) => onPoolError?.(error))
   pool.on('connect', (client) => client.on('error', (error) => onPoolError?.(error)))
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) })
   return { db, kind: 'postgres', close: () => db.destroy() }
 }
 

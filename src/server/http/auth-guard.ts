@@ -3,6 +3,7 @@ import { CSRF_HEADER } from '../../shared/constants'
 import { API_ACCESS, type Access, roleMayAccess } from '../../shared/permissions'
 import type { AppContext } from '../context'
 import { type UserRecord, isUuid, userColumns } from '../data/users'
+import { executePrepared } from '../db/prepared'
 import { type HttpError, forbidden, unauthorized } from './errors'
 
 /**
@@ -70,7 +71,7 @@ async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<A
   if (!claims || !isUuid(claims.sessionId) || !isUuid(claims.userId)) {
     throw unauthorized('Invalid or expired access token', 'TOKEN_INVALID')
   }
-  const user = await ctx.db
+  const liveSessionUser = ctx.db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .select(userColumns.map((column) => `u.${column}` as const))
@@ -78,7 +79,7 @@ async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<A
     .where('s.user_id', '=', claims.userId)
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', ctx.clock())
-    .executeTakeFirst()
+  const user = (await executePrepared(ctx.db, liveSessionUser.compile())).rows[0]
   if (!user) throw unauthorized('Your session has ended. Please sign in again.', 'SESSION_ENDED')
   const refusal = accountRefusal(user)
   if (refusal) throw refusal

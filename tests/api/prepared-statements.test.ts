@@ -1,0 +1,75 @@
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from '../support/test-app'
+import { me, refresh, signInAs } from './auth/helpers'
+
+/**
+ * The statements on the hottest paths run as named statements, each parsed once per connection
+ * and then planned once, generically (src/server/db/prepared.ts, decision 0009); every other
+ * statement stays unnamed, so that a search is planned for its own term. One connection, so
+ * that `pg_prepared_statements`, which lists one connection's statements, sees them all.
+ */
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp({}, { poolSize: 1 })
+})
+afterAll(() => t.close())
+
+interface Prepared {
+  name: string
+  statement: string
+  generic_plans: number
+}
+
+async function prepared(): Promise<Prepared[]> {
+  const { rows } = await sql<Prepared>`SELECT name, statement, generic_plans::int AS generic_plans FROM pg_prepared_statements`.execute(t.ctx.db)
+  return rows
+}
+
+const find = (rows: Prepared[], pattern: RegExp) => rows.filter((row) => pattern.test(row.statement))
+
+const HOT = {
+  sessionCheck: /from "sessions" as "s" inner join "users" as "u"/,
+  credentials: /"password_hash" from "users" where "email" = \$1/,
+  sessionStart: /SELECT start_session\(/,
+  rotation: /FROM rotate_fresh_refresh_token\(/,
+}
+
+// PostgreSQL plans a named statement for its values on its first five runs, then generically.
+const RUNS = 7
+
+describe('statements on the hottest paths', () => {
+  it('the session check, the credentials read, the session start and the refresh run named, with a generic plan', async () => {
+    const user = await t.createUser()
+    let session = await signInAs(t, user)
+    for (let run = 1; run < RUNS; run++) session = await signInAs(t, user)
+    for (let run = 0; run < RUNS; run++) expect((await me(t, session.accessToken)).statusCode).toBe(200)
+    let refreshToken = session.refreshToken
+    for (let run = 0; run < RUNS; run++) {
+      const answer = await refresh(t, refreshToken)
+      expect(answer.statusCode).toBe(200)
+      refreshToken = answer.json().data.refreshToken
+    }
+
+    const rows = await prepared()
+    for (const pattern of Object.values(HOT)) {
+      const statement = find(rows, pattern)
+      expect(statement, String(pattern)).toHaveLength(1)
+      expect(statement[0]!.name).toMatch(/^accounts_[0-9a-f]{16}$/)
+      expect(statement[0]!.generic_plans).toBeGreaterThan(0)
+    }
+  })
+
+  it('leave every other statement unnamed: a user search is planned for its own term', async () => {
+    const admin = await signInAs(t, await t.createUser({ role: 'ADMIN' }))
+    for (const term of ['ada', 'qz', 'example.com']) {
+      const answer = await t.request('GET', `/api/admin/users?search=${term}`, { token: admin.accessToken })
+      expect(answer.statusCode).toBe(200)
+    }
+    const rows = await prepared()
+    expect(find(rows, /search_text/)).toEqual([])
+    // The admin's requests ran the session check, so there is at least that one.
+    expect(find(rows, HOT.sessionCheck)).toHaveLength(1)
+    for (const row of rows) expect(Object.values(HOT).some((pattern) => pattern.test(row.statement)), row.statement).toBe(true)
+  })
+})
