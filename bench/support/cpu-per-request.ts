@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import { hash } from '@node-rs/argon2'
 import autocannon from 'autocannon'
 import { seedBenchUsers, signIn } from './accounts'
-import { dropDatabase, recreateDatabase, startServer } from './server'
+import { dropDatabase, machineTime, recreateDatabase, startServer } from './server'
 
 const PASSWORD = 'Bench-Password-42!'
 const USERS = 300
@@ -29,15 +29,11 @@ function processCpuMs(pid: number): number {
 const postgresCpuMs = () =>
   execSync('pgrep postgres').toString().trim().split('\n').map(Number).reduce((sum, pid) => sum + processCpuMs(pid), 0)
 
-/** The machine's idle (with I/O wait) and stolen time over all cores, ms. */
-function machineIdleMs(): { idle: number; steal: number } {
-  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
-  return { idle: (f[3]! + f[4]!) * 10, steal: f[7]! * 10 }
-}
 
 function snapshot(serverPid: number) {
   const own = process.cpuUsage()
-  return { server: processCpuMs(serverPid), postgres: postgresCpuMs(), generator: (own.user + own.system) / 1000, answers: 0, ...machineIdleMs() }
+  const { idle, steal } = machineTime()
+  return { server: processCpuMs(serverPid), postgres: postgresCpuMs(), generator: (own.user + own.system) / 1000, answers: 0, idle, steal }
 }
 
 const url = await recreateDatabase('accounts_bench_cpu')

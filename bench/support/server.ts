@@ -78,3 +78,10 @@ export function machineLine(): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU'
   return `${os.availableParallelism()} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`
 }
+
+/** The machine's idle (with I/O wait), stolen and total time over all cores since boot, ms (Linux). */
+export function machineTime(): { idle: number; steal: number; total: number } {
+  const ticks = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number)
+  const ms = (n: number) => n * 10
+  return { idle: ms(ticks[3]! + ticks[4]!), steal: ms(ticks[7]!), total: ms(ticks.reduce((sum, n) => sum + n, 0)) }
+}
