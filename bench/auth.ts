@@ -178,9 +178,9 @@ export async function run(): Promise<string> {
         request: (n) => ({ path: '/api/auth/me', headers: { authorization: `Bearer ${meSessions[n % meSessions.length]!.accessToken}` } }),
       })
     await meLoad(WARM_UP_SECONDS)
-    // Three runs, each with the share of the machine's time the hypervisor took during it: on
-    // this shared machine a run in which it takes a few percent has a p99 two or three times
-    // higher. The verdict is the median run's.
+    // Three runs, each with the share of the machine's time the hypervisor took during it, since
+    // runs minutes apart on this shared machine differ by a factor of two in p99. The verdict is
+    // the median run's.
     const meRuns: { result: Awaited<ReturnType<typeof meLoad>>; stolen: number }[] = []
     for (let run = 0; run < 3; run++) {
       const before = machineTime()

@@ -2,10 +2,10 @@
  * The least a sign-in server can do, run beside the real one by the auth benchmark to tell what
  * this machine allows from what the product costs: node:http, the JSON body read and an answer
  * written, Argon2id verification at one per core (as the product's hasher), and, with
- * BARE_DATABASE=on, the sign-in's two statements through `pg`, named as the product runs them: the credentials read and one call
- * of `start_session` (session, refresh token, activity entry). No framework, validation, access
- * token, CSRF token, logging or headers. A child process: `fork` it with `--import tsx`, PORT and
- * DATABASE_URL in its environment; it sends 'ready' once it listens.
+ * BARE_DATABASE=on, the sign-in's two statements through `pg`, named as the product runs them:
+ * the credentials read and one call of `start_session` (session, refresh token, activity entry).
+ * No framework, validation, access token, CSRF token, logging or headers. A child process: `fork`
+ * it with `--import tsx`, PORT and DATABASE_URL in its environment; it sends 'ready' once it listens.
  */
 import crypto from 'node:crypto'
 import http from 'node:http'

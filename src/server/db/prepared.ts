@@ -35,7 +35,8 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
       const client = await pool.connect()
       const query = (sql: string, parameters: readonly unknown[]) => {
         const name = names.get(sql)
-        return client.query(name ? { name, text: sql, values: [...parameters] } : { text: sql, values: [...parameters] })
+        const values = [...parameters]
+        return client.query(name ? { name, text: sql, values } : { text: sql, values })
       }
       // Cast: Kysely's client type also offers streaming through cursors, which nothing here uses.
       return { query, release: () => client.release() } as unknown as PostgresPoolClient
