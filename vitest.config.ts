@@ -10,6 +10,7 @@ import { defineConfig } from 'vitest/config'
  * TEST_REDIS_URL puts throttling counters in Redis.
  */
 const alias = {
+  '~server': path.resolve('src/server'),
   '~shared': path.resolve('src/shared'),
   '~web': path.resolve('src/web'),
 }

@@ -26,6 +26,8 @@ if (hasWebApp && (!fs.existsSync(stamp) || fs.statSync(stamp).mtimeMs < Math.max
   if (build.status !== 0) process.exit(build.status ?? 1)
 }
 
+// tsconfig.json named, not looked up from the working directory: its `~server` and `~shared`
+// import aliases must resolve wherever `npm start` is run from.
 const { register } = await import('tsx/esm/api')
-register()
+register({ tsconfig: path.join(root, 'tsconfig.json') })
 await import(path.join(root, 'src', 'server', 'main.ts'))

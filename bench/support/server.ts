@@ -4,8 +4,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { openDatabase } from '../../src/server/db/database'
-import { migrateToLatest } from '../../src/server/db/migrate'
+import { openDatabase } from '~server/db/database'
+import { migrateToLatest } from '~server/db/migrate'
 import { startServer as startProcess, stopServer } from '../../tests/support/server-process'
 
 /** Helpers shared by the benchmarks: a scratch PostgreSQL database and the real server process. */

@@ -1,10 +1,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { buildApp } from './app'
-import { ConfigError, loadConfig } from './config/env'
-import { webBuildDir } from './config/paths'
-import { AccountInputError, ensureFirstAdmin } from './data/accounts'
-import { DataDirLockedError } from './db/data-dir-lock'
+import { ConfigError, loadConfig } from '~server/config/env'
+import { webBuildDir } from '~server/config/paths'
+import { AccountInputError, ensureFirstAdmin } from '~server/data/accounts'
+import { DataDirLockedError } from '~server/db/data-dir-lock'
 import { type Runtime, startRuntime } from './runtime'
 
 /**

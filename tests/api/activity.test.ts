@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { searchTuning } from '../../src/server/data/activity-list'
+import { searchTuning } from '~server/data/activity-list'
 import { createTestApp, type SignedIn, type TestApp } from '../support/test-app'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type SignedIn, type TestApp } from '../support/test-app'
-import { shortSearchTuning } from '../../src/server/data/user-list'
+import { shortSearchTuning } from '~server/data/user-list'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 import { quickUser } from './helpers/users'
 

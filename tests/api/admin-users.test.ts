@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { adminRuleMessages } from '../../src/shared/schemas/admin'
+import { adminRuleMessages } from '~shared/schemas/admin'
 import { createTestApp, type SignedIn, type TestApp } from '../support/test-app'
 import { onPostgres } from '../support/test-database'
 import { as, countWhere, expectFailure, expectSuccess } from './helpers/requests'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Role } from '../../src/shared/constants'
-import { API_ACCESS, type ApiEndpoint, roleMayAccess } from '../../src/shared/permissions'
+import type { Role } from '~shared/constants'
+import { API_ACCESS, type ApiEndpoint, roleMayAccess } from '~shared/permissions'
 import { createTestApp, type SignedIn, STRONG_PASSWORD, type TestApp } from '../support/test-app'
 import { dataUrl, pngImage } from './helpers/images'
 import { quickSignIn, quickUser } from './helpers/users'

@@ -2,8 +2,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../../src/server/app'
-import { ConfigError, loadConfig } from '../../src/server/config/env'
+import { buildApp } from '~server/app'
+import { ConfigError, loadConfig } from '~server/config/env'
 import { createTestApp, type TestApp } from '../support/test-app'
 
 /** The page every app address gets, with the settings the web app reads from it at run time. */

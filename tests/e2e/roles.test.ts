@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import { describe, expect, test } from 'vitest'
-import type { Role } from '../../src/shared/constants'
+import type { Role } from '~shared/constants'
 import { horizontalOverflow } from './support/accessibility'
 import { accessibleDescription, linkTexts, openSignedIn, signInThroughPage, storedSession, toast } from './support/browser'
 import { browserTests } from './support/fixtures'

@@ -6,8 +6,8 @@ import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
-import { openDatabase } from '../../src/server/db/database'
-import { migrateToLatest } from '../../src/server/db/migrate'
+import { openDatabase } from '~server/db/database'
+import { migrateToLatest } from '~server/db/migrate'
 
 /**
  * Runs once per test run. Migrates a database once and hands its snapshot to every test file:

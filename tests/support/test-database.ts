@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import pg from 'pg'
 import { inject } from 'vitest'
-import { type DatabaseHandle, openDatabase } from '../../src/server/db/database'
+import { type DatabaseHandle, openDatabase } from '~server/db/database'
 import { withDatabase } from './global-database'
 
 /** The engine the tests run on: PostgreSQL when TEST_DATABASE_URL is set, else PGlite. */

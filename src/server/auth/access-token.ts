@@ -1,6 +1,6 @@
 import crypto from 'node:crypto'
 import { createSigner, createVerifier } from 'fast-jwt'
-import type { Clock } from './clock'
+import type { Clock } from '~server/clock'
 
 /**
  * Short-lived signed access tokens: HS256 only (the algorithm is pinned when verifying, so

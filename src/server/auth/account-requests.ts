@@ -1,9 +1,9 @@
 import type { Transaction } from 'kysely'
-import type { AppContext } from '../context'
-import { commitChange } from '../data/change'
-import { findUserByEmail } from '../data/users'
-import type { Database } from '../db/types'
-import { mailLinks } from '../mail/links'
+import type { AppContext } from '~server/context'
+import { commitChange } from '~server/data/change'
+import { findUserByEmail } from '~server/data/users'
+import type { Database } from '~server/db/types'
+import { mailLinks } from '~server/mail/links'
 import { issueOneTimeToken } from './one-time-tokens'
 
 /**

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import { z } from 'zod'
-import type { Database, OneTimeTokenPurpose } from '../db/types'
-import { addSeconds } from './clock'
+import type { Database, OneTimeTokenPurpose } from '~server/db/types'
+import { addSeconds } from '~server/clock'
 import { generateToken, hashToken } from './secure-token'
 
 /**

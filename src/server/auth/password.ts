@@ -1,7 +1,7 @@
 import os from 'node:os'
 import { hash, verify } from '@node-rs/argon2'
 import pLimit from 'p-limit'
-import { serviceUnavailable } from '../http/errors'
+import { serviceUnavailable } from '~server/http/errors'
 
 /**
  * Argon2id hashing (19 MiB, t=2, p=1: OWASP's first recommended setting). Each hash takes ~20 ms

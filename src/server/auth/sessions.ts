@@ -1,8 +1,8 @@
 import { type Kysely, sql, type Transaction } from 'kysely'
-import type { ActivityKind } from '../data/activities'
-import { executePrepared } from '../db/prepared'
-import type { Database } from '../db/types'
-import { addSeconds } from './clock'
+import type { ActivityKind } from '~server/data/activities'
+import { executePrepared } from '~server/db/prepared'
+import type { Database } from '~server/db/types'
+import { addSeconds } from '~server/clock'
 import { generateToken, hashToken } from './secure-token'
 
 /**

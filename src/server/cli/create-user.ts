@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util'
-import { ROLES, type Role } from '../../shared/constants'
-import { emailField } from '../../shared/schemas/fields'
-import { loadConfig } from '../config/env'
-import { AccountInputError, ensureAccount } from '../data/accounts'
-import { startRuntime } from '../runtime'
+import { ROLES, type Role } from '~shared/constants'
+import { emailField } from '~shared/schemas/fields'
+import { loadConfig } from '~server/config/env'
+import { AccountInputError, ensureAccount } from '~server/data/accounts'
+import { startRuntime } from '~server/runtime'
 
 /**
  * `npm run user:create -- --email someone@example.com --role ADMIN [--name "Full Name"] [--password ...]`

@@ -3,8 +3,8 @@ import { parseArgs } from 'node:util'
 import { hash } from '@node-rs/argon2'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
-import { migrateToLatest } from '../db/migrate'
-import type { Database } from '../db/types'
+import { migrateToLatest } from '~server/db/migrate'
+import type { Database } from '~server/db/types'
 
 /**
  * `npm run db:seed [-- --users 1000000 --activities 10000000]`: fills the PostgreSQL database named

@@ -1,8 +1,8 @@
-import type { Role } from '../../shared/constants'
-import { passwordPolicyProblem } from '../../shared/password-policy'
-import { newPasswordField } from '../../shared/schemas/fields'
-import { generatePassword } from '../auth/generated-password'
-import type { AppContext } from '../context'
+import type { Role } from '~shared/constants'
+import { passwordPolicyProblem } from '~shared/password-policy'
+import { newPasswordField } from '~shared/schemas/fields'
+import { generatePassword } from '~server/auth/generated-password'
+import type { AppContext } from '~server/context'
 import { commitChange } from './change'
 import { findUserByEmail } from './users'
 

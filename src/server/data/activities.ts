@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
-import type { ActivityFilter } from '../../shared/constants'
-import type { Database } from '../db/types'
+import type { ActivityFilter } from '~shared/constants'
+import type { Database } from '~server/db/types'
 
 /**
  * The activity log's writer. Every change calls it inside the transaction that makes the change,

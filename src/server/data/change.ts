@@ -1,9 +1,9 @@
 import type { Transaction } from 'kysely'
-import type { AppContext } from '../context'
-import type { Database } from '../db/types'
-import type { AccountRequest } from '../auth/account-requests'
-import type { QueuedItem } from '../mail/mail-queue'
-import type { MailMessage } from '../mail/templates'
+import type { AppContext } from '~server/context'
+import type { Database } from '~server/db/types'
+import type { AccountRequest } from '~server/auth/account-requests'
+import type { QueuedItem } from '~server/mail/mail-queue'
+import type { MailMessage } from '~server/mail/templates'
 import { type ActivityEntry, recordActivity } from './activities'
 
 /**

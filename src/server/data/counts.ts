@@ -1,6 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely'
-import type { Role, Status } from '../../shared/constants'
-import type { Database } from '../db/types'
+import type { Role, Status } from '~shared/constants'
+import type { Database } from '~server/db/types'
 
 /**
  * Totals for lists and statistics without counting big tables in a request:

@@ -1,4 +1,4 @@
-import type { Role, Status } from '../../shared/constants'
+import type { Role, Status } from '~shared/constants'
 import type { UserRecord } from './users'
 
 /**

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto'
 import type { Kysely } from 'kysely'
-import type { Database } from '../db/types'
+import type { Database } from '~server/db/types'
 import type { Change } from './change'
 import { type UserRecord, userColumns } from './users'
 

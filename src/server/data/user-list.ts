@@ -1,6 +1,6 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely'
-import type { Role, Status } from '../../shared/constants'
-import type { Database } from '../db/types'
+import type { Role, Status } from '~shared/constants'
+import type { Database } from '~server/db/types'
 import { cappedCount, countUsers, plannerEstimate } from './counts'
 import { parseSearch, type SearchTerm } from './search'
 import { type UserRecord, userColumns } from './users'

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely'
-import type { User } from '../../shared/schemas/user'
-import { executePrepared } from '../db/prepared'
-import type { Database, UsersTable } from '../db/types'
+import type { User } from '~shared/schemas/user'
+import { executePrepared } from '~server/db/prepared'
+import type { Database, UsersTable } from '~server/db/types'
 
 /**
  * Data access for users. Rows become the spec's user object in `toUser` and nowhere else; the

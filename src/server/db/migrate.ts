@@ -1,9 +1,9 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
-import * as accounts from './migrations/0001_accounts'
-import * as listsAndPictures from './migrations/0002_lists_and_pictures'
-import * as refreshRotationFunction from './migrations/0003_refresh_rotation_function'
-import * as startSessionFunction from './migrations/0004_start_session_function'
-import * as userSearchAnywhere from './migrations/0005_user_search_anywhere'
+import * as accounts from '~server/db/migrations/0001_accounts'
+import * as listsAndPictures from '~server/db/migrations/0002_lists_and_pictures'
+import * as refreshRotationFunction from '~server/db/migrations/0003_refresh_rotation_function'
+import * as startSessionFunction from '~server/db/migrations/0004_start_session_function'
+import * as userSearchAnywhere from '~server/db/migrations/0005_user_search_anywhere'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {

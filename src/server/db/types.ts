@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
-import type { Role, Status } from '../../shared/constants'
+import type { Role, Status } from '~shared/constants'
 
 /** Table shapes as Kysely sees them. Rows are mapped to API objects in `data/`, never sent as-is. */
 

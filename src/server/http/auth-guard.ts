@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { CSRF_HEADER } from '../../shared/constants'
-import { API_ACCESS, type Access, roleMayAccess } from '../../shared/permissions'
-import type { AppContext } from '../context'
-import { type UserRecord, isUuid, userColumns } from '../data/users'
-import { executePrepared } from '../db/prepared'
+import { CSRF_HEADER } from '~shared/constants'
+import { API_ACCESS, type Access, roleMayAccess } from '~shared/permissions'
+import type { AppContext } from '~server/context'
+import { type UserRecord, isUuid, userColumns } from '~server/data/users'
+import { executePrepared } from '~server/db/prepared'
 import { type HttpError, forbidden, unauthorized } from './errors'
 
 /**

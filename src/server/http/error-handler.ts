@@ -2,7 +2,7 @@ import crypto from 'node:crypto'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
-import { isDatabaseUnavailable } from '../db/database'
+import { isDatabaseUnavailable } from '~server/db/database'
 import { type FieldError, HttpError } from './errors'
 import { SECURITY_HEADERS } from './security-headers'
 

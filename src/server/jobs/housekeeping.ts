@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
-import { addSeconds, type Clock } from '../auth/clock'
-import { deleteEndedSessions } from '../auth/sessions'
-import type { Database } from '../db/types'
+import { addSeconds, type Clock } from '~server/clock'
+import { deleteEndedSessions } from '~server/auth/sessions'
+import type { Database } from '~server/db/types'
 
 /**
  * Hourly clean-up of what has no use left: sessions ended more than a week ago (with their

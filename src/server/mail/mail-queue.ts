@@ -1,7 +1,7 @@
 import crypto from 'node:crypto'
 import type { Kysely, Transaction } from 'kysely'
-import type { AccountRequest } from '../auth/account-requests'
-import type { Database } from '../db/types'
+import type { AccountRequest } from '~server/auth/account-requests'
+import type { Database } from '~server/db/types'
 import type { MailMessage } from './templates'
 
 /** What the queue holds: a message to send, or a request to carry out first (which may queue one). */

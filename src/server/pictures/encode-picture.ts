@@ -1,7 +1,7 @@
 import os from 'node:os'
 import pLimit from 'p-limit'
 import sharp from 'sharp'
-import { serviceUnavailable } from '../http/errors'
+import { serviceUnavailable } from '~server/http/errors'
 import { invalidPicture, type UploadedPicture } from './read-picture'
 
 /**

@@ -1,6 +1,6 @@
-import { PICTURE_MAX_BYTES } from '../../shared/constants'
-import { pictureMessages } from '../../shared/schemas/profile'
-import { badRequest } from '../http/errors'
+import { PICTURE_MAX_BYTES } from '~shared/constants'
+import { pictureMessages } from '~shared/schemas/profile'
+import { badRequest } from '~server/http/errors'
 
 /**
  * Turns the uploaded `data:image/...;base64,...` string into checked bytes, before any decoder

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto'
-import type { Clock } from '../auth/clock'
-import { tooManyRequests } from '../http/errors'
+import type { Clock } from '~server/clock'
+import { tooManyRequests } from '~server/http/errors'
 import type { RateLimitRule } from './rules'
 import type { RateLimitStore } from './stores'
 

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis'
 import { type Kysely, sql } from 'kysely'
-import type { Database } from '../db/types'
-import { serviceUnavailable } from '../http/errors'
+import type { Database } from '~server/db/types'
+import { serviceUnavailable } from '~server/http/errors'
 
 /** Where throttling counters live. `hit` counts one more event in the key's window, atomically. */
 export interface RateLimitStore {

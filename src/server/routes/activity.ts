@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { activityListQuerySchema, activityListSchema } from '../../shared/schemas/lists'
-import type { AppContext } from '../context'
-import { listActivities, toActivityEntry } from '../data/activity-list'
-import { requireAuth } from '../http/auth-guard'
-import { envelope, failures, ok } from '../http/envelope'
+import { activityListQuerySchema, activityListSchema } from '~shared/schemas/lists'
+import type { AppContext } from '~server/context'
+import { listActivities, toActivityEntry } from '~server/data/activity-list'
+import { requireAuth } from '~server/http/auth-guard'
+import { envelope, failures, ok } from '~server/http/envelope'
 
 /** Activity logs: the caller's own entries, and everyone's for staff (permission table). */
 export function activityRoutes(ctx: AppContext): FastifyPluginAsyncZod {

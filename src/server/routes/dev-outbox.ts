@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
-import type { AppContext } from '../context'
-import { readOutbox } from '../mail/transport'
+import type { AppContext } from '~server/context'
+import { readOutbox } from '~server/mail/transport'
 
 /**
  * /dev/outbox: the mail written to the outbox, with clickable links, so someone running the app

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { sql } from 'kysely'
 import { z } from 'zod'
-import type { AppContext } from '../context'
-import { envelope, failures, ok } from '../http/envelope'
+import type { AppContext } from '~server/context'
+import { envelope, failures, ok } from '~server/http/envelope'
 
 /** Liveness and database reachability, for load balancers and for people. */
 export function healthRoutes(ctx: AppContext): FastifyPluginAsyncZod {

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RULES } from '../../../src/server/rate-limit/rules'
+import { RULES } from '~server/rate-limit/rules'
 import { createTestApp, type TestApp, uniqueEmail } from '../../support/test-app'
 import {
   activitiesOf,

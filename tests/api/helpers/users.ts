@@ -1,5 +1,5 @@
 import { STRONG_PASSWORD, type SignedIn, type TestApp, uniqueEmail } from '../../support/test-app'
-import type { Role, Status } from '../../../src/shared/constants'
+import type { Role, Status } from '~shared/constants'
 
 /**
  * Accounts made straight in the database for tests that need many: one Argon2 hash per test app,

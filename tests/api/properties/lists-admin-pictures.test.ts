@@ -1,13 +1,13 @@
 import fc from 'fast-check'
 import sharp from 'sharp'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { HttpError } from '../../../src/server/http/errors'
-import { readPictureDataUrl } from '../../../src/server/pictures/read-picture'
-import { ACTIVITY_FILTERS, PAGE_LIMIT_MAX, PICTURE_MAX_BYTES, ROLES, STATUSES } from '../../../src/shared/constants'
-import { adminUpdateUserSchema } from '../../../src/shared/schemas/admin'
-import { emailField } from '../../../src/shared/schemas/fields'
-import { activityListQuerySchema, LIST_OFFSET_MAX, userListQuerySchema } from '../../../src/shared/schemas/lists'
-import { pictureMessages } from '../../../src/shared/schemas/profile'
+import { HttpError } from '~server/http/errors'
+import { readPictureDataUrl } from '~server/pictures/read-picture'
+import { ACTIVITY_FILTERS, PAGE_LIMIT_MAX, PICTURE_MAX_BYTES, ROLES, STATUSES } from '~shared/constants'
+import { adminUpdateUserSchema } from '~shared/schemas/admin'
+import { emailField } from '~shared/schemas/fields'
+import { activityListQuerySchema, LIST_OFFSET_MAX, userListQuerySchema } from '~shared/schemas/lists'
+import { pictureMessages } from '~shared/schemas/profile'
 
 /**
  * Properties of the validators the attack suites lean on, over thousands of generated inputs:

@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { PASSWORD_MAX, PASSWORD_MIN } from '../../../src/shared/constants'
-import { passwordPolicyMessages, passwordPolicyProblem } from '../../../src/shared/password-policy'
-import { registerSchema } from '../../../src/shared/schemas/auth'
-import { emailField, messages, nameField, newPasswordField, phoneField } from '../../../src/shared/schemas/fields'
+import { PASSWORD_MAX, PASSWORD_MIN } from '~shared/constants'
+import { passwordPolicyMessages, passwordPolicyProblem } from '~shared/password-policy'
+import { registerSchema } from '~shared/schemas/auth'
+import { emailField, messages, nameField, newPasswordField, phoneField } from '~shared/schemas/fields'
 
 /**
  * Properties of the shared validators, checked over thousands of generated inputs: what they

@@ -1,9 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify'
 import type { z } from 'zod'
-import { type ApiEndpoint, API_ACCESS } from '../../../src/shared/permissions'
-import { adminUpdateUserSchema } from '../../../src/shared/schemas/admin'
-import { emailOnlySchema, loginSchema, refreshTokenSchema, registerSchema, resendVerificationSchema, resetPasswordSchema } from '../../../src/shared/schemas/auth'
-import { changePasswordSchema, profilePictureSchema, updateProfileSchema } from '../../../src/shared/schemas/profile'
+import { type ApiEndpoint, API_ACCESS } from '~shared/permissions'
+import { adminUpdateUserSchema } from '~shared/schemas/admin'
+import { emailOnlySchema, loginSchema, refreshTokenSchema, registerSchema, resendVerificationSchema, resetPasswordSchema } from '~shared/schemas/auth'
+import { changePasswordSchema, profilePictureSchema, updateProfileSchema } from '~shared/schemas/profile'
 import { STRONG_PASSWORD, type SignedIn, type TestApp, uniqueEmail } from '../../support/test-app'
 
 /**

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../../../src/server/app'
+import { buildApp } from '~server/app'
 import { createTestApp, type SignedIn, STRONG_PASSWORD, type TestApp } from '../../support/test-app'
 import { activitiesOf, forgotPassword, newVisitor, refresh, register, resetLink, tokenOf, userIdOf, verificationLink } from '../auth/helpers'
 import { dataUrl, pngImage } from '../helpers/images'

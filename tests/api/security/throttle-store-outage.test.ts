@@ -1,7 +1,7 @@
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../support/test-app'
-import { startSession } from '../../../src/server/auth/sessions'
+import { startSession } from '~server/auth/sessions'
 import { quickUser } from '../helpers/users'
 
 /**

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto'
-import type { Role, Status } from '../../../src/shared/constants'
-import type { User } from '../../../src/shared/schemas/user'
+import type { Role, Status } from '~shared/constants'
+import type { User } from '~shared/schemas/user'
 import { linkTo } from '../../support/mailbox'
 import type { RunningServer } from './server'
 

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely'
-import { ACTIVITY_FILTERS } from '../../../shared/constants'
+import { ACTIVITY_FILTERS } from '~shared/constants'
 
 /**
  * Profile pictures, and what keeps the user list, searches, activity logs and statistics fast at

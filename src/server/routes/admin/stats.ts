@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { adminStatsSchema } from '../../../shared/schemas/lists'
-import type { AppContext } from '../../context'
-import { recentActivities, toActivityEntry } from '../../data/activity-list'
-import { userTotals } from '../../data/counts'
-import { envelope, failures, ok } from '../../http/envelope'
+import { adminStatsSchema } from '~shared/schemas/lists'
+import type { AppContext } from '~server/context'
+import { recentActivities, toActivityEntry } from '~server/data/activity-list'
+import { userTotals } from '~server/data/counts'
+import { envelope, failures, ok } from '~server/http/envelope'
 
 /**
  * The admin dashboard's numbers, from the trigger-kept counters (no count of the users table).

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { registerSchema, resendVerificationSchema } from '../../../shared/schemas/auth'
-import { consumeOneTimeToken, issueOneTimeToken, isTokenShaped, tokenParams } from '../../auth/one-time-tokens'
-import type { AppContext } from '../../context'
-import { commitChange } from '../../data/change'
-import { findUserByEmail } from '../../data/users'
-import { done, envelope, failures, messageOnly, ok } from '../../http/envelope'
-import { badRequest } from '../../http/errors'
-import { mailLinks } from '../../mail/links'
-import { RULES } from '../../rate-limit/rules'
+import { registerSchema, resendVerificationSchema } from '~shared/schemas/auth'
+import { consumeOneTimeToken, issueOneTimeToken, isTokenShaped, tokenParams } from '~server/auth/one-time-tokens'
+import type { AppContext } from '~server/context'
+import { commitChange } from '~server/data/change'
+import { findUserByEmail } from '~server/data/users'
+import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
+import { badRequest } from '~server/http/errors'
+import { mailLinks } from '~server/mail/links'
+import { RULES } from '~server/rate-limit/rules'
 
 /** Registration, e-mail verification and resending the verification e-mail. */
 

@@ -1,22 +1,22 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { CSRF_HEADER } from '../../../shared/constants'
-import { loginSchema, refreshTokenSchema } from '../../../shared/schemas/auth'
-import { authResultSchema, tokensSchema, userSchema } from '../../../shared/schemas/user'
-import { accountRefusal, requireAuth } from '../../http/auth-guard'
+import { CSRF_HEADER } from '~shared/constants'
+import { loginSchema, refreshTokenSchema } from '~shared/schemas/auth'
+import { authResultSchema, tokensSchema, userSchema } from '~shared/schemas/user'
+import { accountRefusal, requireAuth } from '~server/http/auth-guard'
 import {
   startSession,
   revokeSession,
   revokeUserSessions,
   rotateFreshRefreshToken,
   rotateRefreshToken,
-} from '../../auth/sessions'
-import type { AppContext } from '../../context'
-import { commitChange } from '../../data/change'
-import { findCredentialsByEmail, findUserById, toUser } from '../../data/users'
-import { done, envelope, failures, messageOnly, ok } from '../../http/envelope'
-import { unauthorized } from '../../http/errors'
-import { RULES } from '../../rate-limit/rules'
+} from '~server/auth/sessions'
+import type { AppContext } from '~server/context'
+import { commitChange } from '~server/data/change'
+import { findCredentialsByEmail, findUserById, toUser } from '~server/data/users'
+import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
+import { unauthorized } from '~server/http/errors'
+import { RULES } from '~server/rate-limit/rules'
 
 /** Sign-in, the current user, token refresh, sign-out and the CSRF token (spec section 7). */
 export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
