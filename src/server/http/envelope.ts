@@ -1,6 +1,7 @@
 import { z } from 'zod'
+import { ERROR_CODES } from '~shared/error-codes'
 
-/** The contract's answer envelope, as zod schemas for route declarations and as builders. */
+/** The API's answer envelope, as zod schemas for route declarations and as builders. */
 
 export function envelope<T extends z.ZodType>(data: T) {
   return z.object({ success: z.literal(true), message: z.string().optional(), data })
@@ -12,7 +13,7 @@ export const messageOnly = z.object({ success: z.literal(true), message: z.strin
 export const failureEnvelope = z.object({
   success: z.literal(false),
   message: z.string(),
-  code: z.string(),
+  code: z.enum(ERROR_CODES),
   errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
   requestId: z.string(),
 })

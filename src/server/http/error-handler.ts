@@ -2,6 +2,7 @@ import crypto from 'node:crypto'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
+import type { ErrorCode } from '~shared/error-codes'
 import { isDatabaseUnavailable } from '~server/db/database'
 import { type FieldError, HttpError } from './errors'
 import { SECURITY_HEADERS } from './security-headers'
@@ -72,13 +73,24 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   socket.destroy(error)
 }
 
+const CODE_OF_STATUS: Partial<Record<number, ErrorCode>> = {
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+}
+
 /** Enough for every field of the largest form, with room to spare. */
 const MAX_FIELD_ERRORS = 20
 
 interface Failure {
   status: number
   message: string
-  code: string
+  code: ErrorCode
   errors?: FieldError[]
   headers?: Record<string, string>
 }
@@ -126,7 +138,8 @@ function describe(error: FastifyError): Failure {
   }
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500) {
-    return { status, message: error.message || 'Bad request', code: error.code ?? 'BAD_REQUEST' }
+    // Fastify's own codes (FST_ERR_…) stay inside: the envelope speaks only the shared vocabulary.
+    return { status, message: error.message || 'Bad request', code: CODE_OF_STATUS[status] ?? 'BAD_REQUEST' }
   }
   return { status: 500, message: 'Internal server error', code: 'INTERNAL_ERROR' }
 }

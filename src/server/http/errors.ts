@@ -1,5 +1,7 @@
+import type { ErrorCode } from '~shared/error-codes'
+
 /**
- * Errors that become the contract's failure envelope. Throw one from anywhere in a request; the
+ * Errors that become the API's failure envelope. Throw one from anywhere in a request; the
  * central error handler turns it into `{ success: false, message, code, errors?, requestId }`.
  */
 
@@ -12,28 +14,28 @@ export class HttpError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
-    readonly code: string,
+    readonly code: ErrorCode,
     readonly extra: { errors?: FieldError[]; headers?: Record<string, string> } = {},
   ) {
     super(message)
   }
 }
 
-export const badRequest = (message: string, code = 'BAD_REQUEST') => new HttpError(400, message, code)
+export const badRequest = (message: string, code: ErrorCode = 'BAD_REQUEST') => new HttpError(400, message, code)
 
 /** A 400 carrying field messages, the same shape the schema validation produces. */
 export const fieldErrors = (errors: FieldError[]) =>
   new HttpError(400, errors[0]?.message ?? 'Validation failed', 'VALIDATION_ERROR', { errors })
 
-export const unauthorized = (message = 'Authentication required', code = 'UNAUTHORIZED') =>
+export const unauthorized = (message = 'Authentication required', code: ErrorCode = 'UNAUTHORIZED') =>
   new HttpError(401, message, code)
 
-export const forbidden = (message = 'You do not have permission to perform this action', code = 'FORBIDDEN') =>
+export const forbidden = (message = 'You do not have permission to perform this action', code: ErrorCode = 'FORBIDDEN') =>
   new HttpError(403, message, code)
 
-export const notFound = (message = 'Not found', code = 'NOT_FOUND') => new HttpError(404, message, code)
+export const notFound = (message = 'Not found', code: ErrorCode = 'NOT_FOUND') => new HttpError(404, message, code)
 
-export const conflict = (message: string, code = 'CONFLICT') => new HttpError(409, message, code)
+export const conflict = (message: string, code: ErrorCode = 'CONFLICT') => new HttpError(409, message, code)
 
 export const tooManyRequests = (retryAfterSeconds: number) =>
   new HttpError(429, 'Too many attempts. Please wait a while and try again.', 'RATE_LIMITED', {

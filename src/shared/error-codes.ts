@@ -1,0 +1,51 @@
+/**
+ * The machine codes of the API's failure envelope (`{ success: false, message, code, … }`), written
+ * once: the server makes its errors with them, and the browser decides what to do by them, not
+ * by the wording of the message (docs/decisions/0010). Grouped by the status that carries them.
+ */
+export const ERROR_CODES = [
+  // 400
+  'BAD_REQUEST',
+  'VALIDATION_ERROR',
+  'INVALID_TOKEN',
+  'INVALID_IMAGE',
+  'IMAGE_TOO_LARGE',
+  // 401
+  'UNAUTHORIZED',
+  'AUTH_REQUIRED',
+  'TOKEN_INVALID',
+  'SESSION_ENDED',
+  'INVALID_CREDENTIALS',
+  'REFRESH_INVALID',
+  // 403
+  'FORBIDDEN',
+  'CSRF_INVALID',
+  'ACCOUNT_SUSPENDED',
+  'ACCOUNT_INACTIVE',
+  'EMAIL_NOT_VERIFIED',
+  'SELF_EDIT',
+  'SELF_DELETE',
+  'ADMIN_DELETE',
+  // 404
+  'NOT_FOUND',
+  'USER_NOT_FOUND',
+  // 409
+  'CONFLICT',
+  'EMAIL_TAKEN',
+  'LAST_ADMIN',
+  'NOT_INACTIVE',
+  // 413, 414, 415, 429
+  'PAYLOAD_TOO_LARGE',
+  'URI_TOO_LONG',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  // 500, 503
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+] as const
+
+export type ErrorCode = (typeof ERROR_CODES)[number]
+
+const KNOWN: ReadonlySet<string> = new Set(ERROR_CODES)
+
+export const isErrorCode = (value: unknown): value is ErrorCode => typeof value === 'string' && KNOWN.has(value)
