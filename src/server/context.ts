@@ -8,7 +8,7 @@ import type { SessionLifetimes } from '~server/auth/sessions'
 import type { Config } from '~server/config/env'
 import type { DatabaseKind } from '~server/db/database'
 import type { Database } from '~server/db/types'
-import type { MailQueue } from '~server/mail/mail-queue'
+import type { JobQueue } from '~server/jobs/queue'
 import type { RateLimiter } from '~server/rate-limit/rate-limiter'
 
 /**
@@ -24,9 +24,9 @@ export interface AppContext {
   accessTokens: AccessTokens
   csrf: CsrfTokens
   limiter: RateLimiter
-  mailQueue: MailQueue
+  jobs: JobQueue
   lifetimes: SessionLifetimes
-  /** Called after a change that queued mail has committed (wakes the mail worker). */
-  onMailQueued: () => void
+  /** Called after a change that queued a job has committed (wakes the job worker). */
+  onJobQueued: () => void
   log: FastifyBaseLogger
 }

@@ -1,5 +1,4 @@
 import pino, { type Logger } from 'pino'
-import { fulfilAccountRequest } from '~server/auth/account-requests'
 import { AccessTokens } from '~server/auth/access-token'
 import { type Clock, systemClock } from '~server/clock'
 import { CsrfTokens } from '~server/auth/csrf'
@@ -11,21 +10,22 @@ import { type DataDirLock, lockDataDir } from '~server/db/data-dir-lock'
 import { type DatabaseHandle, openDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
 import { loggerOptions } from '~server/http/logging'
+import { fulfilAccountRequest } from '~server/jobs/account-requests'
 import { Housekeeping } from '~server/jobs/housekeeping'
-import { MailQueue } from '~server/mail/mail-queue'
-import { MailWorker } from '~server/mail/mail-worker'
+import { JobQueue } from '~server/jobs/queue'
+import { JobWorker } from '~server/jobs/worker'
 import { createOutboxTransport, createSmtpTransport, type MailTransport } from '~server/mail/transport'
 import { RateLimiter } from '~server/rate-limit/rate-limiter'
 import { DatabaseRateLimitStore, RedisRateLimitStore } from '~server/rate-limit/stores'
 
 /**
  * Everything the server runs on, opened in order and closed in reverse: the data-directory lock,
- * the database (migrated), keys, the hasher, throttling, mail and its worker, housekeeping.
+ * the database (migrated), keys, the hasher, throttling, the job queue and its worker, housekeeping.
  * `main.ts` and the tests both start the product through here.
  */
 export interface Runtime {
   ctx: AppContext
-  mailWorker: MailWorker
+  jobWorker: JobWorker
   mailTransport: MailTransport
   close(): Promise<void>
 }
@@ -37,7 +37,7 @@ export interface RuntimeOptions {
   logger?: Logger
   /** Redis key prefix for throttling counters, so test runs do not share them. */
   redisPrefix?: string
-  /** Start the mail worker and housekeeping timers (off in tests that drive them by hand). */
+  /** Start the job worker and housekeeping timers (off in tests that drive them by hand). */
   background?: boolean
 }
 
@@ -82,7 +82,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     const limiter = new RateLimiter(store, clock)
     closers.push(() => limiter.close())
 
-    const mailQueue = new MailQueue(keys.mailPayload)
+    const jobs = new JobQueue(keys.jobPayload)
     const mailTransport = config.smtpUrl
       ? createSmtpTransport(config.smtpUrl, config.mailFrom)
       : createOutboxTransport(config.dataDir, config.mailFrom, (mail, links) => {
@@ -90,7 +90,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
           console.log(`\n[outbox] "${mail.subject}" to ${mail.to}\n${links.map((l) => `  ${l}`).join('\n')}\n`)
         })
 
-    let mailWorker: MailWorker | undefined
+    let jobWorker: JobWorker | undefined
     const ctx: AppContext = {
       config,
       db: database.db,
@@ -100,20 +100,20 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       accessTokens: new AccessTokens(keys.accessToken, config.accessTokenTtl, clock),
       csrf: new CsrfTokens(keys.csrf),
       limiter,
-      mailQueue,
+      jobs,
       lifetimes: { idleSeconds: config.refreshTokenTtl, maxAgeSeconds: config.refreshTokenMaxAge },
-      onMailQueued: () => void mailWorker?.kick(),
+      onJobQueued: () => void jobWorker?.kick(),
       log,
     }
-    mailWorker = new MailWorker(database.db, mailQueue, mailTransport, clock, log, (request, claim) => fulfilAccountRequest(ctx, request, claim))
-    closers.push(() => mailWorker!.stop())
+    jobWorker = new JobWorker(database.db, jobs, mailTransport, clock, log, (request, claim) => fulfilAccountRequest(ctx, request, claim))
+    closers.push(() => jobWorker!.stop())
     if (options.background !== false) {
-      mailWorker.start()
+      jobWorker.start()
       const housekeeping = new Housekeeping(database.db, clock, log)
       housekeeping.start()
       closers.push(() => housekeeping.stop())
     }
-    return { ctx, mailWorker, mailTransport, close }
+    return { ctx, jobWorker, mailTransport, close }
   } catch (error) {
     await close()
     throw error

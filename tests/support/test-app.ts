@@ -149,7 +149,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
     config,
     logs,
     request,
-    deliverMail: () => runtime.mailWorker.drain(),
+    deliverMail: () => runtime.jobWorker.drain(),
     outbox: () => readOutbox(dataDir),
     createUser,
     async signIn(input = {}) {

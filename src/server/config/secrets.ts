@@ -10,7 +10,8 @@ import { ConfigError } from './env'
 export interface Keys {
   accessToken: Uint8Array
   csrf: Buffer
-  mailPayload: Buffer
+  /** Encrypts queued jobs, which hold one-time links (the name of the derivation predates the job queue). */
+  jobPayload: Buffer
 }
 
 const MIN_SECRET_BYTES = 32
@@ -44,6 +45,6 @@ export function deriveKeys(secret: Buffer): Keys {
   return {
     accessToken: new Uint8Array(derive('accounts access token v1')),
     csrf: derive('accounts csrf token v1'),
-    mailPayload: derive('accounts mail payload v1'),
+    jobPayload: derive('accounts mail payload v1'),
   }
 }

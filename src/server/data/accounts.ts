@@ -3,7 +3,7 @@ import { passwordPolicyProblem } from '~shared/password-policy'
 import { newPasswordField } from '~shared/schemas/fields'
 import { generatePassword } from '~server/auth/generated-password'
 import type { AppContext } from '~server/context'
-import { commitChange } from './change'
+import { commitChange } from '~server/change'
 import { findUserByEmail } from './users'
 
 /**

@@ -6,7 +6,7 @@ import type { AppContext } from '~server/context'
 import type { Database } from '~server/db/types'
 import { conflict, forbidden, notFound } from '~server/http/errors'
 import { mailLinks } from '~server/mail/links'
-import { commitChange } from './change'
+import { commitChange } from '~server/change'
 import { describeChanges, type EditableFields } from './describe-changes'
 import { type UserRecord, userColumns } from './users'
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Database } from '~server/db/types'
-import type { Change } from './change'
+import type { Change } from '~server/change'
 import { type UserRecord, userColumns } from './users'
 
 /**

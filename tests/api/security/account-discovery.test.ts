@@ -140,15 +140,15 @@ describe('asking for a reset link or a new verification link', () => {
     const seen = []
     await t.deliverMail()
     // The worker is not woken while answering is measured: what the request itself wrote stays in view.
-    const wake = t.ctx.onMailQueued
-    t.ctx.onMailQueued = () => {}
+    const wake = t.ctx.onJobQueued
+    t.ctx.onJobQueued = () => {}
     for (const [label, email] of cases) {
       const before = await rows()
       const response = await t.request('POST', path, { body: { email }, remoteAddress: from(seen.length) })
       const after = await rows()
       seen.push({ label, ...visible(response), written: { activities: after.activities - before.activities, tokens: after.tokens - before.tokens, queued: after.queued - before.queued, users: after.users - before.users } })
     }
-    t.ctx.onMailQueued = wake
+    t.ctx.onJobQueued = wake
     for (const answer of seen) {
       expect(answer.status, answer.label).toBe(200)
       expect(answer.body, answer.label).toEqual(seen[0]!.body)

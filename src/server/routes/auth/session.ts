@@ -12,7 +12,7 @@ import {
   rotateRefreshToken,
 } from '~server/auth/sessions'
 import type { AppContext } from '~server/context'
-import { commitChange } from '~server/data/change'
+import { commitChange } from '~server/change'
 import { findCredentialsByEmail, findUserById, toUser } from '~server/data/users'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
 import { unauthorized } from '~server/http/errors'

@@ -1,24 +1,23 @@
-import type { Kysely, Transaction } from 'kysely'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Clock } from '~server/clock'
-import { addSeconds } from '~server/clock'
-import { type AccountRequest, isAccountRequest } from '~server/auth/account-requests'
+import type { Kysely, Transaction } from 'kysely'
+import { addSeconds, type Clock } from '~server/clock'
 import type { Database } from '~server/db/types'
-import type { MailQueue } from './mail-queue'
-import { renderMail } from './templates'
-import type { MailTransport } from './transport'
+import { renderMail } from '~server/mail/templates'
+import type { MailTransport } from '~server/mail/transport'
+import { type AccountRequest, isAccountRequest, type JobQueue } from './queue'
 
 /**
- * Sends queued mail. A job is leased (its run_after pushed forward) in a short transaction, sent
- * outside any transaction, then deleted; if the process dies while sending, the lease runs out
- * and another attempt is made, so nothing queued is lost. Failures back off and give up after
- * MAX_ATTEMPTS. Several instances share the queue safely (SKIP LOCKED).
+ * Carries out queued jobs: sends e-mails, and hands account requests to `fulfil`. A job is leased
+ * (its run_after pushed forward) in a short transaction, carried out outside it, then deleted; if
+ * the process dies meanwhile, the lease runs out and another attempt is made, so nothing queued
+ * is lost. Failures back off and give up after MAX_ATTEMPTS. Several instances share the queue
+ * safely (SKIP LOCKED).
  */
 const LEASE_SECONDS = 60
 const MAX_ATTEMPTS = 8
 const POLL_MS = 2_000
 
-export class MailWorker {
+export class JobWorker {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
   private again = false
@@ -26,7 +25,7 @@ export class MailWorker {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly queue: MailQueue,
+    private readonly queue: JobQueue,
     private readonly transport: MailTransport,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
@@ -75,7 +74,7 @@ export class MailWorker {
       try {
         jobs = await this.lease()
       } catch (error) {
-        this.log.warn({ err: error }, 'mail queue unavailable')
+        this.log.warn({ err: error }, 'job queue unavailable')
         return
       }
       if (jobs.length === 0) return

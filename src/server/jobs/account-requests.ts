@@ -1,26 +1,19 @@
 import type { Transaction } from 'kysely'
+import { issueOneTimeToken } from '~server/auth/one-time-tokens'
+import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
-import { commitChange } from '~server/data/change'
 import { findUserByEmail } from '~server/data/users'
 import type { Database } from '~server/db/types'
 import { mailLinks } from '~server/mail/links'
-import { issueOneTimeToken } from './one-time-tokens'
+import type { AccountRequest } from './queue'
 
 /**
- * "Send me a reset link" and "send me a new verification link", as asked for by someone who may
- * or may not have an account. The request itself does the same thing for every address: it
- * queues this, durably, in the mail queue, and answers. The mail worker carries it out a moment
- * later (the token, the activity entry and the e-mail, or nothing for an address without an
- * account), so the answer reveals nothing, not even through its timing, and nothing acknowledged
- * is lost if the process stops right after answering.
+ * Carries out "send me a reset link" and "send me a new verification link". The call that asked
+ * did the same thing for every address: it queued the request and answered. Here, a moment later,
+ * the token, the activity entry and the e-mail are made, or nothing for an address without an
+ * account, so the answer revealed nothing, not even through its timing, and nothing acknowledged
+ * is lost if the process stops right after answering (docs/decisions/0003).
  */
-export interface AccountRequest {
-  request: 'reset-link' | 'verification-link'
-  email: string
-  ip: string
-}
-
-export const isAccountRequest = (item: object): item is AccountRequest => 'request' in item
 
 /**
  * Carries out one queued request in one transaction, together with `claim`, which removes the

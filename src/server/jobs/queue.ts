@@ -1,0 +1,52 @@
+import crypto from 'node:crypto'
+import type { Kysely, Transaction } from 'kysely'
+import type { Database } from '~server/db/types'
+import type { MailMessage } from '~server/mail/templates'
+
+/**
+ * The job queue: work a change leaves for after its answer, written in the change's own
+ * transaction, so a committed registration always gets its e-mail even if the process dies right
+ * after answering (docs/decisions/0003). The worker (`worker.ts`) carries the jobs out.
+ *
+ * A job is an e-mail to send, or an account request to carry out first (which may queue an
+ * e-mail). The payload holds one-time links and addresses, so it is encrypted (AES-256-GCM) until
+ * the worker opens it. The table keeps its first name, `mail_jobs`.
+ */
+export type Job = MailMessage | AccountRequest
+
+/**
+ * "Send me a reset link" and "send me a new verification link", from someone who may or may not
+ * have an account: the call queues it and answers the same for every address; the worker finds
+ * out later whether there is anything to do (`account-requests.ts`).
+ */
+export interface AccountRequest {
+  request: 'reset-link' | 'verification-link'
+  email: string
+  ip: string
+}
+
+export const isAccountRequest = (job: Job): job is AccountRequest => 'request' in job
+
+export class JobQueue {
+  constructor(private readonly key: Buffer) {}
+
+  async enqueue(trx: Transaction<Database> | Kysely<Database>, job: Job, now: Date): Promise<void> {
+    const recipient = isAccountRequest(job) ? job.email : job.to
+    await trx.insertInto('mail_jobs').values({ recipient, payload: this.seal(job), run_after: now, created_at: now }).execute()
+  }
+
+  seal(job: Job): string {
+    const iv = crypto.randomBytes(12)
+    const cipher = crypto.createCipheriv('aes-256-gcm', this.key, iv)
+    const body = Buffer.concat([cipher.update(JSON.stringify(job), 'utf8'), cipher.final()])
+    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')
+  }
+
+  open(payload: string): Job {
+    const raw = Buffer.from(payload, 'base64')
+    const decipher = crypto.createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12))
+    decipher.setAuthTag(raw.subarray(12, 28))
+    const json = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8')
+    return JSON.parse(json) as Job
+  }
+}
