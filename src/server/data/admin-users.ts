@@ -5,7 +5,7 @@ import { revokeUserSessions } from '~server/auth/sessions'
 import type { AppContext } from '~server/context'
 import type { Database } from '~server/db/types'
 import { conflict, forbidden, notFound } from '~server/http/errors'
-import { mailLinks } from '~server/mail/links'
+import { pageLinks } from '~shared/paths'
 import { commitChange } from '~server/change'
 import { describeChanges, type EditableFields } from './describe-changes'
 import { type UserRecord, userColumns } from './users'
@@ -36,7 +36,7 @@ type Trx = Transaction<Database>
 
 export async function updateUserAsAdmin(ctx: AppContext, action: AdminAction, requested: EditableFields): Promise<UserRecord> {
   if (action.actorId === action.targetId) throw forbidden(adminRuleMessages.noSelfEdit, 'SELF_EDIT')
-  const links = mailLinks(ctx.config.appUrl)
+  const links = pageLinks(ctx.config.appUrl)
   const mayRemoveAnAdmin = (requested.role !== undefined && requested.role !== 'ADMIN') || (requested.status !== undefined && requested.status !== 'ACTIVE')
   try {
     return await commitChange(ctx, async (c) => {

@@ -4,7 +4,7 @@ import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { findUserByEmail } from '~server/data/users'
 import type { Database } from '~server/db/types'
-import { mailLinks } from '~server/mail/links'
+import { pageLinks } from '~shared/paths'
 import type { AccountRequest } from './queue'
 
 /**
@@ -24,7 +24,7 @@ export async function fulfilAccountRequest(
   request: AccountRequest,
   claim: (trx: Transaction<Database>) => Promise<boolean>,
 ): Promise<void> {
-  const links = mailLinks(ctx.config.appUrl)
+  const links = pageLinks(ctx.config.appUrl)
   await commitChange(ctx, async (c) => {
     if (!(await claim(c.trx))) return
     const user = await findUserByEmail(c.trx, request.email)

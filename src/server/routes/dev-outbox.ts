@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppContext } from '~server/context'
+import { escapeHtml as escape } from '~server/http/escape-html'
 import { readOutbox } from '~server/mail/transport'
 
 /**
@@ -7,9 +8,6 @@ import { readOutbox } from '~server/mail/transport'
  * on a laptop can finish registration. Registered only outside production, in outbox mode, and
  * while the server listens on a loopback address (see main.ts).
  */
-const escape = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
-
 export function outboxRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.get('/dev/outbox', async (_request, reply) => {

@@ -11,7 +11,7 @@ import { findCredentialsByEmail, toUser, userColumns } from '~server/data/users'
 import { requireAuth } from '~server/http/auth-guard'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
 import { fieldErrors } from '~server/http/errors'
-import { mailLinks } from '~server/mail/links'
+import { pageLinks } from '~shared/paths'
 import type { RateLimitRule } from '~server/rate-limit/rules'
 
 /** The signed-in user's own profile: read it, change name and phone, change the password. */
@@ -20,7 +20,7 @@ import type { RateLimitRule } from '~server/rate-limit/rules'
 const currentPasswordGuesses: RateLimitRule = { name: 'change-password-account', max: 10, windowSeconds: 15 * 60 }
 
 export function profileRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  const links = mailLinks(ctx.config.appUrl)
+  const links = pageLinks(ctx.config.appUrl)
   return async (app) => {
     app.get(
       '/users/profile',

@@ -1,29 +1,8 @@
+import { paths } from '~shared/paths'
 import type { GuardedPage } from '~shared/permissions'
 
-/**
- * Every page address of the web app, in one place: components link through these names, never
- * through URL literals. Guarded pages use the keys of the shared permission table.
- */
-export const paths = {
-  home: '/',
-  login: '/login',
-  register: '/register',
-  forgotPassword: '/forgot-password',
-  resetPassword: '/reset-password',
-  verifyEmail: '/verify-email',
-  unauthorized: '/unauthorized',
-  accountStatus: '/account-status',
-  debug: '/debug',
-  dashboard: '/dashboard',
-  profile: '/profile',
-  settings: '/settings',
-  myActivity: '/my-activity',
-  admin: '/admin',
-  adminUsers: '/admin/users',
-  activityLogs: '/admin/activity-logs',
-  developer: '/developer',
-  moderator: '/moderator',
-} as const satisfies Record<string, string>
+/** The web app's helpers around the shared page addresses (`~shared/paths`). */
+export { paths }
 
 // Guarded pages must be the permission table's own keys.
 export const guardedPaths = [

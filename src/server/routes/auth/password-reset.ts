@@ -8,12 +8,12 @@ import { commitChange } from '~server/change'
 import { findUserById } from '~server/data/users'
 import { done, failures, messageOnly } from '~server/http/envelope'
 import { badRequest, fieldErrors } from '~server/http/errors'
-import { mailLinks } from '~server/mail/links'
+import { pageLinks } from '~shared/paths'
 import { RULES } from '~server/rate-limit/rules'
 
 /** Forgotten password: the request for a link, and the reset through it. */
 export function passwordResetRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  const links = mailLinks(ctx.config.appUrl)
+  const links = pageLinks(ctx.config.appUrl)
   const invalidLink = () => badRequest('Invalid or expired reset link', 'INVALID_TOKEN')
 
   return async (app) => {

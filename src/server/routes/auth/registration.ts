@@ -7,13 +7,13 @@ import { commitChange } from '~server/change'
 import { findUserByEmail } from '~server/data/users'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
 import { badRequest } from '~server/http/errors'
-import { mailLinks } from '~server/mail/links'
+import { pageLinks } from '~shared/paths'
 import { RULES } from '~server/rate-limit/rules'
 
 /** Registration, e-mail verification and resending the verification e-mail. */
 
 export function registrationRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  const links = mailLinks(ctx.config.appUrl)
+  const links = pageLinks(ctx.config.appUrl)
   return async (app) => {
     app.post(
       '/auth/register',

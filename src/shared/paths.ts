@@ -1,0 +1,39 @@
+/**
+ * Every page address of the web app, written once: the web app links through these names (never
+ * through URL literals), and the server builds the links it e-mails from them. Guarded pages are
+ * the keys of the permission table (`permissions.ts`).
+ */
+export const paths = {
+  home: '/',
+  login: '/login',
+  register: '/register',
+  forgotPassword: '/forgot-password',
+  resetPassword: '/reset-password',
+  verifyEmail: '/verify-email',
+  unauthorized: '/unauthorized',
+  accountStatus: '/account-status',
+  debug: '/debug',
+  dashboard: '/dashboard',
+  profile: '/profile',
+  settings: '/settings',
+  myActivity: '/my-activity',
+  admin: '/admin',
+  adminUsers: '/admin/users',
+  activityLogs: '/admin/activity-logs',
+  developer: '/developer',
+  moderator: '/moderator',
+} as const satisfies Record<string, string>
+
+/**
+ * The links e-mails carry, on the app's public origin (APP_URL, never the request's Host). The
+ * verification and reset pages read `token` (and `email`) from the query.
+ */
+export function pageLinks(origin: string) {
+  return {
+    verifyEmail: (token: string, email: string) =>
+      `${origin}${paths.verifyEmail}?token=${encodeURIComponent(token)}&email=${encodeURIComponent(email)}`,
+    resetPassword: (token: string) => `${origin}${paths.resetPassword}?token=${encodeURIComponent(token)}`,
+    login: () => `${origin}${paths.login}`,
+    forgotPassword: () => `${origin}${paths.forgotPassword}`,
+  }
+}
