@@ -12,13 +12,14 @@ import { healthRoutes } from '~server/routes/health'
 import { passwordResetRoutes } from '~server/routes/auth/password-reset'
 import { registrationRoutes } from '~server/routes/auth/registration'
 import { sessionRoutes } from '~server/routes/auth/session'
+import { signInRoutes } from '~server/routes/auth/sign-in'
 import { outboxRoutes } from '~server/routes/dev-outbox'
 import { webRoutes } from '~server/routes/web'
 import { activityRoutes } from '~server/routes/activity'
 import { adminStatsRoutes } from '~server/routes/admin/stats'
 import { adminUserRoutes } from '~server/routes/admin/users'
 import { profileRoutes } from '~server/routes/profile'
-import { pictureRoutes } from '~server/pictures/picture-routes'
+import { pictureRoutes } from '~server/routes/pictures'
 
 export interface BuildOptions {
   /** Serve the built web app from this folder (production bundle). */
@@ -69,6 +70,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     async (api) => {
       await api.register(healthRoutes(ctx))
       await api.register(registrationRoutes(ctx))
+      await api.register(signInRoutes(ctx))
       await api.register(sessionRoutes(ctx))
       await api.register(passwordResetRoutes(ctx))
       await api.register(profileRoutes(ctx))

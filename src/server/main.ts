@@ -3,7 +3,7 @@ import path from 'node:path'
 import { buildApp } from './app'
 import { ConfigError, loadConfig } from '~server/config/env'
 import { webBuildDir } from '~server/config/paths'
-import { AccountInputError, ensureFirstAdmin } from '~server/data/accounts'
+import { AccountInputError, ensureFirstAdmin } from '~server/use-cases/ensure-account'
 import { DataDirLockedError } from '~server/db/data-dir-lock'
 import { type Runtime, startRuntime } from './runtime'
 

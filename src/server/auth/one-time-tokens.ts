@@ -1,5 +1,4 @@
 import type { Kysely, Transaction } from 'kysely'
-import { z } from 'zod'
 import type { Database, OneTimeTokenPurpose } from '~server/db/types'
 import { addSeconds } from '~server/clock'
 import { generateToken, hashToken } from './secure-token'
@@ -15,9 +14,6 @@ export const TOKEN_LIFETIME_SECONDS: Record<OneTimeTokenPurpose, number> = {
 }
 
 type Db = Kysely<Database> | Transaction<Database>
-
-/** Route parameters carrying a token; its shape is checked by `isTokenShaped`, answered as invalid. */
-export const tokenParams = z.object({ token: z.string() })
 
 /** A token as `generateToken` makes them: 32 bytes in base64url. Anything else is not looked up. */
 export const isTokenShaped = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token)

@@ -1,6 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely'
 import type { ActivityKind } from '~server/data/activities'
-import { executePrepared } from '~server/db/prepared'
+import { runNamedStatement } from '~server/db/prepared'
 import type { Database } from '~server/db/types'
 import { addSeconds } from '~server/clock'
 import { generateToken, hashToken } from './secure-token'
@@ -40,7 +40,7 @@ export async function startSession(
 ): Promise<{ sessionId: string; refreshToken: string }> {
   const { now, lifetimes } = input
   const refreshToken = generateToken()
-  const { rows } = await executePrepared(
+  const { rows } = await runNamedStatement(
     db,
     sql<{ id: string }>`
       SELECT start_session(${input.userId}, ${input.ip}, ${input.userAgent?.slice(0, 500) ?? null}, ${now},
@@ -76,7 +76,7 @@ export async function rotateFreshRefreshToken(
   const next = generateToken()
   const idleUntil = addSeconds(now, lifetimes.idleSeconds)
   // One call of the function from migration 0003, whose plans stay cached per connection.
-  const { rows } = await executePrepared(
+  const { rows } = await runNamedStatement(
     db,
     sql<{ session_id: string; user_id: string }>`
       SELECT session_id, user_id FROM rotate_fresh_refresh_token(${hashToken(token)}, ${hashToken(next)}, ${now}, ${idleUntil})`.compile(db),

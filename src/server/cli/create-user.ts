@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util'
 import { ROLES, type Role } from '~shared/constants'
 import { emailField } from '~shared/schemas/fields'
 import { loadConfig } from '~server/config/env'
-import { AccountInputError, ensureAccount } from '~server/data/accounts'
+import { AccountInputError, ensureAccount } from '~server/use-cases/ensure-account'
 import { startRuntime } from '~server/runtime'
 
 /**

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto'
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '~server/db/types'
-import type { Change } from '~server/change'
 import { type UserRecord, userColumns } from './users'
 
 /**
@@ -14,25 +13,27 @@ const PICTURE_ID = /^[A-Za-z0-9_-]{22}\.webp$/
 
 export const isPictureId = (value: string) => PICTURE_ID.test(value)
 
+/** Inside the caller's transaction; undefined when the user no longer exists. */
 export async function replacePicture(
-  c: Change,
+  trx: Transaction<Database>,
   userId: string,
   picture: { data: Buffer; contentType: string },
+  now: Date,
 ): Promise<UserRecord | undefined> {
-  const previous = await c.trx.selectFrom('users').select('picture_id').where('id', '=', userId).forUpdate().executeTakeFirst()
+  const previous = await trx.selectFrom('users').select('picture_id').where('id', '=', userId).forUpdate().executeTakeFirst()
   if (!previous) return undefined
   const id = `${crypto.randomBytes(16).toString('base64url')}.webp`
-  await c.trx
+  await trx
     .insertInto('pictures')
-    .values({ id, user_id: userId, content_type: picture.contentType, data: picture.data, created_at: c.now })
+    .values({ id, user_id: userId, content_type: picture.contentType, data: picture.data, created_at: now })
     .execute()
-  const updated = await c.trx
+  const updated = await trx
     .updateTable('users')
-    .set({ picture_id: id, updated_at: c.now })
+    .set({ picture_id: id, updated_at: now })
     .where('id', '=', userId)
     .returning(userColumns)
     .executeTakeFirstOrThrow()
-  if (previous.picture_id) await c.trx.deleteFrom('pictures').where('id', '=', previous.picture_id).execute()
+  if (previous.picture_id) await trx.deleteFrom('pictures').where('id', '=', previous.picture_id).execute()
   return updated
 }
 

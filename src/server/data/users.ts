@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely'
 import type { User } from '~shared/schemas/user'
-import { executePrepared } from '~server/db/prepared'
+import { runNamedStatement } from '~server/db/prepared'
 import type { Database, UsersTable } from '~server/db/types'
 
 /**
@@ -51,11 +51,31 @@ export function findUserById(db: Db, id: string): Promise<UserRecord | undefined
 /** For sign-in only: the one query that reads the password hash. */
 export async function findCredentialsByEmail(db: Db, email: string) {
   const query = db.selectFrom('users').select([...userColumns, 'password_hash']).where('email', '=', email.toLowerCase())
-  return (await executePrepared(db, query.compile())).rows[0]
+  return (await runNamedStatement(db, query.compile())).rows[0]
 }
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRecord | undefined> {
   return db.selectFrom('users').select(userColumns).where('email', '=', email.toLowerCase()).executeTakeFirst()
+}
+
+/** The user's row, locked until the caller's transaction ends. */
+export function lockUserRow(trx: Transaction<Database>, id: string): Promise<UserRecord | undefined> {
+  return trx.selectFrom('users').select(userColumns).where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
+export async function countOtherActiveAdmins(db: Db, exceptId: string): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('role', '=', 'ADMIN')
+    .where('status', '=', 'ACTIVE')
+    .where('id', '!=', exceptId)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export async function isEmailTaken(db: Db, email: string): Promise<boolean> {
+  return (await db.selectFrom('users').select('id').where('email', '=', email.toLowerCase()).executeTakeFirst()) !== undefined
 }
 
 export function isUuid(value: string): boolean {

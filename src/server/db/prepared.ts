@@ -17,7 +17,7 @@ import type { Database } from './types'
 const names = new Map<string, string>()
 
 /** Runs a compiled query as a named statement (see above for which queries may). */
-export function executePrepared<R>(db: Kysely<Database> | Transaction<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+export function runNamedStatement<R>(db: Kysely<Database> | Transaction<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
   if (!names.has(query.sql)) {
     names.set(query.sql, `accounts_${crypto.createHash('sha256').update(query.sql).digest('hex').slice(0, 16)}`)
   }
@@ -26,7 +26,7 @@ export function executePrepared<R>(db: Kysely<Database> | Transaction<Database>,
 
 /**
  * The pool Kysely is given: node-postgres's own, with each connection running the statements
- * that `executePrepared` named under their names (node-postgres prepares a name once per
+ * that `runNamedStatement` named under their names (node-postgres prepares a name once per
  * connection and then only binds and executes it).
  */
 export function preparingPool(pool: pg.Pool): PostgresPool {

@@ -1,7 +1,9 @@
 /**
- * Throttling rules (contract section 3). Windows are fixed; counts are kept in the database or in
- * Redis, so every instance sees the same numbers. Per-account rules are keyed by the address
- * given, known or not, so they answer alike for both and reveal nothing.
+ * Every throttling rule, in one place (docs/decisions/0005). Windows are fixed; counts are kept in
+ * the database or in Redis, so every instance sees the same numbers. Each rule's name says what
+ * it counts and what it is keyed by: the client's IP address, the e-mail address given (known or
+ * not, so a rule answers alike for both and reveals nothing), or a signed-in user's id.
+ * The `name` strings are the counters' keys: renaming one would reset its counts.
  */
 export interface RateLimitRule {
   name: string
@@ -13,15 +15,17 @@ const rule = (name: string, max: number, windowSeconds: number): RateLimitRule =
 
 export const RULES = {
   /** Sign-in attempts on one address: NIST asks for throttling well before 100 failures. */
-  loginAccount: rule('login-account', 10, 15 * 60),
-  loginAddress: rule('login-ip', 100, 15 * 60),
-  registerAddress: rule('register-ip', 20, 60 * 60),
-  registerAccount: rule('register-account', 5, 60 * 60),
-  resendAddress: rule('resend-ip', 20, 15 * 60),
-  resendAccount: rule('resend-account', 3, 15 * 60),
-  forgotAddress: rule('forgot-ip', 20, 15 * 60),
-  forgotAccount: rule('forgot-account', 3, 15 * 60),
+  signInByEmail: rule('login-account', 10, 15 * 60),
+  signInByIp: rule('login-ip', 100, 15 * 60),
+  registerByIp: rule('register-ip', 20, 60 * 60),
+  registerByEmail: rule('register-account', 5, 60 * 60),
+  resendVerificationByIp: rule('resend-ip', 20, 15 * 60),
+  resendVerificationByEmail: rule('resend-account', 3, 15 * 60),
+  forgotPasswordByIp: rule('forgot-ip', 20, 15 * 60),
+  forgotPasswordByEmail: rule('forgot-account', 3, 15 * 60),
   /** Reset and verification links tried from one client address, valid or not. */
-  resetAddress: rule('reset-ip', 20, 15 * 60),
-  verifyAddress: rule('verify-ip', 30, 15 * 60),
+  resetPasswordByIp: rule('reset-ip', 20, 15 * 60),
+  verifyEmailByIp: rule('verify-ip', 30, 15 * 60),
+  /** Guesses at the current password from a signed-in session (a stolen token, an open laptop). */
+  changePasswordByUser: rule('change-password-account', 10, 15 * 60),
 } as const

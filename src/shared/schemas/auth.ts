@@ -49,3 +49,6 @@ export const refreshTokenSchema = z.strictObject({
     .min(1, { error: 'Refresh token is required' })
     .max(4096, { error: 'Refresh token is too long' }),
 })
+
+/** Paths carrying an e-mailed token: any string, so a malformed token is answered as an invalid link. */
+export const tokenParamsSchema = z.object({ token: z.string() })

@@ -52,10 +52,10 @@ describe(`throttling, with counters in ${store}`, () => {
       const from = addresses()
       const attempts = await Promise.all(Array.from({ length: 20 }, (_, i) => t.login(user.email, WRONG, from(i))))
 
-      expect(RULES.loginAccount.max).toBe(10)
+      expect(RULES.signInByEmail.max).toBe(10)
       expect(count(attempts, 401), statuses(attempts).join()).toBe(10)
       expect(count(attempts, 429), statuses(attempts).join()).toBe(10)
-      for (const attempt of attempts.filter((a) => a.statusCode === 429)) expectThrottled(attempt, RULES.loginAccount.windowSeconds)
+      for (const attempt of attempts.filter((a) => a.statusCode === 429)) expectThrottled(attempt, RULES.signInByEmail.windowSeconds)
       const failures = (await activitiesOf(t, user.id)).filter((a) => a.activity === 'Failed login')
       expect(failures).toHaveLength(10)
     })
@@ -63,7 +63,7 @@ describe(`throttling, with counters in ${store}`, () => {
     it('cannot be escaped by changing client address or forging X-Forwarded-For, even with the right password', async () => {
       const user = await t.createUser()
       const from = addresses()
-      for (let i = 0; i < RULES.loginAccount.max; i++) {
+      for (let i = 0; i < RULES.signInByEmail.max; i++) {
         const response = await t.request('POST', '/api/auth/login', {
           body: { email: i % 2 ? user.email.toUpperCase() : user.email, password: WRONG },
           remoteAddress: from(i),
@@ -76,20 +76,20 @@ describe(`throttling, with counters in ${store}`, () => {
         remoteAddress: from(99),
         headers: { 'x-forwarded-for': '172.16.200.1' },
       })
-      expectThrottled(owner, RULES.loginAccount.windowSeconds)
+      expectThrottled(owner, RULES.signInByEmail.windowSeconds)
     })
 
     it('does not count the owner against the account once they sign in', async () => {
       const user = await t.createUser()
       const from = addresses()
-      for (let i = 0; i < RULES.loginAccount.max - 1; i++) await t.login(user.email, WRONG, from(0))
+      for (let i = 0; i < RULES.signInByEmail.max - 1; i++) await t.login(user.email, WRONG, from(0))
       expect((await t.login(user.email, user.password, from(0))).statusCode).toBe(200)
-      for (let i = 0; i < RULES.loginAccount.max; i++) expect((await t.login(user.email, WRONG, from(1))).statusCode).toBe(401)
+      for (let i = 0; i < RULES.signInByEmail.max; i++) expect((await t.login(user.email, WRONG, from(1))).statusCode).toBe(401)
     })
 
     it('limits failures from one client address across accounts, and believes no X-Forwarded-For without TRUST_PROXY', async () => {
       const from = addresses()
-      const guesses = Array.from({ length: RULES.loginAddress.max }, (_, i) =>
+      const guesses = Array.from({ length: RULES.signInByIp.max }, (_, i) =>
         t.request('POST', '/api/auth/login', {
           body: { email: uniqueEmail('guess'), password: WRONG },
           remoteAddress: from(0),
@@ -97,13 +97,13 @@ describe(`throttling, with counters in ${store}`, () => {
         }),
       )
       const answers = await Promise.all(guesses)
-      expect(count(answers, 401)).toBe(RULES.loginAddress.max)
+      expect(count(answers, 401)).toBe(RULES.signInByIp.max)
       const next = await t.request('POST', '/api/auth/login', {
         body: { email: uniqueEmail('guess'), password: WRONG },
         remoteAddress: from(0),
         headers: { 'x-forwarded-for': '192.168.250.250' },
       })
-      expectThrottled(next, RULES.loginAddress.windowSeconds)
+      expectThrottled(next, RULES.signInByIp.windowSeconds)
       expectFailure(await t.login(uniqueEmail('guess'), WRONG, from(1)), 401, 'INVALID_CREDENTIALS')
     })
 
@@ -123,8 +123,8 @@ describe(`throttling, with counters in ${store}`, () => {
     it('can still reset the password, and then sign in with it', async () => {
       const user = await t.createUser()
       const from = addresses()
-      await Promise.all(Array.from({ length: RULES.loginAccount.max }, (_, i) => t.login(user.email, WRONG, from(i))))
-      expectThrottled(await t.login(user.email, user.password, from(50)), RULES.loginAccount.windowSeconds)
+      await Promise.all(Array.from({ length: RULES.signInByEmail.max }, (_, i) => t.login(user.email, WRONG, from(i))))
+      expectThrottled(await t.login(user.email, user.password, from(50)), RULES.signInByEmail.windowSeconds)
 
       expect((await forgotPassword(t, user.email, from(51))).statusCode).toBe(200)
       const reset = await resetPassword(t, tokenOf(await resetLink(t, user.email)), 'Back-In-Business-9!', from(51))
@@ -137,12 +137,12 @@ describe(`throttling, with counters in ${store}`, () => {
     it('limits registrations from one client address', async () => {
       const from = addresses()
       const answers = []
-      for (let i = 0; i < RULES.registerAddress.max; i++) {
+      for (let i = 0; i < RULES.registerByIp.max; i++) {
         answers.push(await register(t, newVisitor(), { remoteAddress: from(0), headers: { 'x-forwarded-for': `192.0.2.${i}` } }))
       }
-      expect(count(answers, 201)).toBe(RULES.registerAddress.max)
+      expect(count(answers, 201)).toBe(RULES.registerByIp.max)
       const visitor = newVisitor()
-      expectThrottled(await register(t, visitor, { remoteAddress: from(0) }), RULES.registerAddress.windowSeconds)
+      expectThrottled(await register(t, visitor, { remoteAddress: from(0) }), RULES.registerByIp.windowSeconds)
       expect(await t.ctx.db.selectFrom('users').select('id').where('email', '=', visitor.email).execute()).toEqual([])
       expect((await register(t, visitor, { remoteAddress: from(1) })).statusCode).toBe(201)
     })
@@ -150,10 +150,10 @@ describe(`throttling, with counters in ${store}`, () => {
     it('limits registrations of one address, whoever sends them', async () => {
       const from = addresses()
       const visitor = newVisitor()
-      for (let i = 0; i < RULES.registerAccount.max; i++) {
+      for (let i = 0; i < RULES.registerByEmail.max; i++) {
         expect((await register(t, visitor, { remoteAddress: from(i) })).statusCode).toBe(201)
       }
-      expectThrottled(await register(t, visitor, { remoteAddress: from(99) }), RULES.registerAccount.windowSeconds)
+      expectThrottled(await register(t, visitor, { remoteAddress: from(99) }), RULES.registerByEmail.windowSeconds)
     })
   })
 
@@ -163,21 +163,21 @@ describe(`throttling, with counters in ${store}`, () => {
 
     it('limits resending from one client address', async () => {
       const from = addresses()
-      for (let i = 0; i < RULES.resendAddress.max; i++) expect((await resend(uniqueEmail('resend'), from(0))).statusCode).toBe(200)
-      expectThrottled(await resend(uniqueEmail('resend'), from(0)), RULES.resendAddress.windowSeconds)
+      for (let i = 0; i < RULES.resendVerificationByIp.max; i++) expect((await resend(uniqueEmail('resend'), from(0))).statusCode).toBe(200)
+      expectThrottled(await resend(uniqueEmail('resend'), from(0)), RULES.resendVerificationByIp.windowSeconds)
       expect((await resend(uniqueEmail('resend'), from(1))).statusCode).toBe(200)
     })
 
     it('limits resending to one address', async () => {
       const from = addresses()
       const email = uniqueEmail('resend')
-      for (let i = 0; i < RULES.resendAccount.max; i++) expect((await resend(email, from(i))).statusCode).toBe(200)
-      expectThrottled(await resend(email, from(99)), RULES.resendAccount.windowSeconds)
+      for (let i = 0; i < RULES.resendVerificationByEmail.max; i++) expect((await resend(email, from(i))).statusCode).toBe(200)
+      expectThrottled(await resend(email, from(99)), RULES.resendVerificationByEmail.windowSeconds)
     })
 
     it('limits reset requests from one client address, forged X-Forwarded-For or not', async () => {
       const from = addresses()
-      for (let i = 0; i < RULES.forgotAddress.max; i++) {
+      for (let i = 0; i < RULES.forgotPasswordByIp.max; i++) {
         const response = await t.request('POST', '/api/auth/forgot-password', {
           body: { email: uniqueEmail('forgot') },
           remoteAddress: from(0),
@@ -185,7 +185,7 @@ describe(`throttling, with counters in ${store}`, () => {
         })
         expect(response.statusCode).toBe(200)
       }
-      expectThrottled(await forgotPassword(t, uniqueEmail('forgot'), from(0)), RULES.forgotAddress.windowSeconds)
+      expectThrottled(await forgotPassword(t, uniqueEmail('forgot'), from(0)), RULES.forgotPasswordByIp.windowSeconds)
       expect((await forgotPassword(t, uniqueEmail('forgot'), from(1))).statusCode).toBe(200)
     })
 
@@ -194,8 +194,8 @@ describe(`throttling, with counters in ${store}`, () => {
       const known = await t.createUser()
       const unknown = uniqueEmail('forgot')
       for (const email of [known.email, unknown]) {
-        for (let i = 0; i < RULES.forgotAccount.max; i++) expect((await forgotPassword(t, email, from(i))).statusCode).toBe(200)
-        expectThrottled(await forgotPassword(t, email, from(99)), RULES.forgotAccount.windowSeconds)
+        for (let i = 0; i < RULES.forgotPasswordByEmail.max; i++) expect((await forgotPassword(t, email, from(i))).statusCode).toBe(200)
+        expectThrottled(await forgotPassword(t, email, from(99)), RULES.forgotPasswordByEmail.windowSeconds)
       }
     })
   })
@@ -203,26 +203,26 @@ describe(`throttling, with counters in ${store}`, () => {
   describe('guessing links', () => {
     it('turns away reset-link guesses from one client address, and then even a valid link from it', async () => {
       const from = addresses()
-      for (let i = 0; i < RULES.resetAddress.max; i++) {
+      for (let i = 0; i < RULES.resetPasswordByIp.max; i++) {
         const guess = Buffer.from(`guess-${i}`.padEnd(32, '.')).toString('base64url')
         expectFailure(await resetPassword(t, guess, 'Guessing-Game-7!', from(0)), 400, 'INVALID_TOKEN')
       }
       const user = await t.createUser()
       await forgotPassword(t, user.email, from(1))
       const token = tokenOf(await resetLink(t, user.email))
-      expectThrottled(await resetPassword(t, token, 'Guessing-Game-7!', from(0)), RULES.resetAddress.windowSeconds)
+      expectThrottled(await resetPassword(t, token, 'Guessing-Game-7!', from(0)), RULES.resetPasswordByIp.windowSeconds)
       expect((await resetPassword(t, token, 'Guessing-Game-7!', from(1))).statusCode).toBe(200)
     })
 
     it('turns away verification-link guesses from one client address', async () => {
       const from = addresses()
-      for (let i = 0; i < RULES.verifyAddress.max; i++) {
+      for (let i = 0; i < RULES.verifyEmailByIp.max; i++) {
         const guess = Buffer.from(`guess-${i}`.padEnd(32, '.')).toString('base64url')
         const response = await t.request('GET', `/api/auth/verify-email/${guess}`, { remoteAddress: from(0) })
         expectFailure(response, 400, 'INVALID_TOKEN')
       }
       const response = await t.request('GET', `/api/auth/verify-email/${'A'.repeat(43)}`, { remoteAddress: from(0) })
-      expectThrottled(response, RULES.verifyAddress.windowSeconds)
+      expectThrottled(response, RULES.verifyEmailByIp.windowSeconds)
     })
   })
 })
@@ -258,8 +258,8 @@ describe('behind a trusted proxy (TRUST_PROXY)', () => {
   })
 
   it('counts each forwarded client separately', async () => {
-    for (let i = 0; i < RULES.forgotAddress.max; i++) expect((await viaProxy(uniqueEmail('proxied'), '203.0.113.20')).statusCode).toBe(200)
-    expectThrottled(await viaProxy(uniqueEmail('proxied'), '203.0.113.20'), RULES.forgotAddress.windowSeconds)
+    for (let i = 0; i < RULES.forgotPasswordByIp.max; i++) expect((await viaProxy(uniqueEmail('proxied'), '203.0.113.20')).statusCode).toBe(200)
+    expectThrottled(await viaProxy(uniqueEmail('proxied'), '203.0.113.20'), RULES.forgotPasswordByIp.windowSeconds)
     expect((await viaProxy(uniqueEmail('proxied'), '203.0.113.21')).statusCode).toBe(200)
   })
 })

@@ -176,15 +176,15 @@ describe('the sign-in throttle', () => {
     work.take()
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => t.login(user.email, `Wrong-Password-${i}!`, from(i))))
     const statuses = answers.map((a) => a.statusCode)
-    expect(statuses.filter((s) => s === 401)).toHaveLength(RULES.loginAccount.max)
-    expect(statuses.filter((s) => s === 429)).toHaveLength(20 - RULES.loginAccount.max)
-    expect(work.take()).toEqual({ hash: 0, verify: RULES.loginAccount.max })
+    expect(statuses.filter((s) => s === 401)).toHaveLength(RULES.signInByEmail.max)
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20 - RULES.signInByEmail.max)
+    expect(work.take()).toEqual({ hash: 0, verify: RULES.signInByEmail.max })
   })
 
   it('checks no password at all once an account is throttled, not even the right one', async () => {
     const from = addresses()
     const user = await t.createUser()
-    for (let i = 0; i < RULES.loginAccount.max; i++) await t.login(user.email, 'Wrong-Password-1!', from(i))
+    for (let i = 0; i < RULES.signInByEmail.max; i++) await t.login(user.email, 'Wrong-Password-1!', from(i))
     work.take()
     for (const password of ['Wrong-Password-2!', user.password]) {
       expect((await t.login(user.email, password, from(50))).statusCode).toBe(429)
@@ -198,7 +198,7 @@ describe('the sign-in throttle', () => {
     const unknown = uniqueEmail('nobody')
     const run = async (email: string) => {
       const statuses: number[] = []
-      for (let i = 0; i < RULES.loginAccount.max + 2; i++) statuses.push((await t.login(email, 'Wrong-Password-1!', from(i))).statusCode)
+      for (let i = 0; i < RULES.signInByEmail.max + 2; i++) statuses.push((await t.login(email, 'Wrong-Password-1!', from(i))).statusCode)
       return statuses
     }
     expect(await run(unknown)).toEqual(await run(known.email))

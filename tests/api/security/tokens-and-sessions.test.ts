@@ -161,7 +161,7 @@ describe('guessing reset and verification links', () => {
       const status = (await resetPassword(t, guess(), 'Guessed-It-Right-9!', '10.66.1.2')).statusCode
       statuses.set(status, (statuses.get(status) ?? 0) + 1)
     }
-    expect(Object.fromEntries(statuses)).toEqual({ 400: RULES.resetAddress.max, 429: 1_000 - RULES.resetAddress.max })
+    expect(Object.fromEntries(statuses)).toEqual({ 400: RULES.resetPasswordByIp.max, 429: 1_000 - RULES.resetPasswordByIp.max })
     expect((await t.login(user.email, 'Guessed-It-Right-9!', '10.66.1.3')).statusCode).toBe(401)
     expect((await resetPassword(t, real, 'Really-Mine-Now-7!', '10.66.1.4')).statusCode).toBe(200)
   })
@@ -174,7 +174,7 @@ describe('guessing reset and verification links', () => {
       const status = (await t.request('GET', `/api/auth/verify-email/${guess()}`, { remoteAddress: '10.66.2.2' })).statusCode
       statuses.set(status, (statuses.get(status) ?? 0) + 1)
     }
-    expect(Object.fromEntries(statuses)).toEqual({ 400: RULES.verifyAddress.max, 429: 1_000 - RULES.verifyAddress.max })
+    expect(Object.fromEntries(statuses)).toEqual({ 400: RULES.verifyEmailByIp.max, 429: 1_000 - RULES.verifyEmailByIp.max })
     const row = await t.ctx.db.selectFrom('users').select('email_verified_at').where('email', '=', visitor.email).executeTakeFirstOrThrow()
     expect(row.email_verified_at).toBeNull()
   })

@@ -4,12 +4,13 @@ import { adminUpdateUserSchema } from '~shared/schemas/admin'
 import { userListQuerySchema, userListSchema } from '~shared/schemas/lists'
 import { userSchema } from '~shared/schemas/user'
 import type { AppContext } from '~server/context'
-import { deleteUserAsAdmin, updateUserAsAdmin } from '~server/data/admin-users'
 import { listUsers } from '~server/data/user-list'
 import { findUserById, isUuid, toUser } from '~server/data/users'
 import { requireAuth } from '~server/http/auth-guard'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
 import { notFound } from '~server/http/errors'
+import { deleteUser } from '~server/use-cases/delete-user'
+import { editUser } from '~server/use-cases/edit-user'
 
 /** User management (ADMIN only, by the permission table): list, read, edit, delete. */
 
@@ -55,7 +56,7 @@ export function adminUserRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const { user: actor } = requireAuth(request)
         const targetId = userId(request.params.id)
-        const updated = await updateUserAsAdmin(ctx, { actorId: actor.id, targetId, ip: request.ip }, request.body)
+        const updated = await editUser(ctx, { actorId: actor.id, targetId, ip: request.ip }, request.body)
         return ok(toUser(updated), 'User updated successfully')
       },
     )
@@ -65,7 +66,7 @@ export function adminUserRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { params: idParams, response: { 200: messageOnly, ...failures(401, 403, 404, 409, 503) } } },
       async (request) => {
         const { user: actor } = requireAuth(request)
-        await deleteUserAsAdmin(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip })
+        await deleteUser(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip })
         return done('User deleted successfully')
       },
     )

@@ -1,82 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { CSRF_HEADER } from '~shared/constants'
-import { loginSchema, refreshTokenSchema } from '~shared/schemas/auth'
-import { authResultSchema, tokensSchema, userSchema } from '~shared/schemas/user'
-import { accountRefusal, requireAuth } from '~server/http/auth-guard'
-import {
-  startSession,
-  revokeSession,
-  revokeUserSessions,
-  rotateFreshRefreshToken,
-  rotateRefreshToken,
-} from '~server/auth/sessions'
+import { refreshTokenSchema } from '~shared/schemas/auth'
+import { tokensSchema, userSchema } from '~shared/schemas/user'
 import type { AppContext } from '~server/context'
-import { commitChange } from '~server/change'
-import { findCredentialsByEmail, findUserById, toUser } from '~server/data/users'
+import { toUser } from '~server/data/users'
+import { requireAuth } from '~server/http/auth-guard'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
-import { unauthorized } from '~server/http/errors'
-import { RULES } from '~server/rate-limit/rules'
+import { refreshSession } from '~server/use-cases/refresh-session'
+import { signOut, signOutEverywhere } from '~server/use-cases/sign-out'
 
-/** Sign-in, the current user, token refresh, sign-out and the CSRF token (spec section 7). */
+/** The signed-in session: the current user, token refresh, the CSRF token, and signing out. */
 export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    app.post(
-      '/auth/login',
-      {
-        schema: {
-          body: loginSchema,
-          response: { 200: envelope(authResultSchema), ...failures(400, 401, 403, 429, 503) },
-        },
-      },
-      async (request, reply) => {
-        const { email, password } = request.body
-        const ip = request.ip
-        // Counted before the password is checked, so parallel guesses cannot slip past the limit.
-        await ctx.limiter.consume(RULES.loginAddress, ip)
-        await ctx.limiter.consume(RULES.loginAccount, email)
-
-        const found = await findCredentialsByEmail(ctx.db, email)
-        // An unknown address costs the same hashing time as a wrong password.
-        const valid = found ? await ctx.hasher.verify(found.password_hash, password) : await ctx.hasher.verifyNothing(password)
-        if (!found || !valid) {
-          // Recorded for an unknown address too, as nobody's: the same write either way, so the
-          // answer takes the same time (docs/benchmarks/enumeration.md), and staff see the attempts.
-          await commitChange(ctx, (c) =>
-            c.record(
-              found
-                ? { userId: found.id, kind: 'other', activity: 'Failed login', details: 'Wrong password', ip }
-                : { userId: null, kind: 'other', activity: 'Failed login', details: 'Unknown address', ip },
-            ),
-          )
-          throw unauthorized('Invalid credentials', 'INVALID_CREDENTIALS')
-        }
-        // The owner's password: earlier failures stop counting against the account.
-        await ctx.limiter.reset(RULES.loginAccount, email)
-        await ctx.limiter.undo(RULES.loginAddress, ip)
-        // The account's state is told only to someone who knows its password, and the refusal
-        // is recorded like any other failed sign-in, with the reason.
-        const refusal = accountRefusal(found)
-        if (refusal) {
-          await commitChange(ctx, (c) => c.record({ userId: found.id, kind: 'other', activity: 'Failed login', details: refusal.message, ip }))
-          throw refusal
-        }
-
-        const { sessionId, refreshToken } = await startSession(ctx.db, {
-          userId: found.id,
-          ip,
-          userAgent: request.headers['user-agent'] ?? null,
-          now: ctx.clock(),
-          lifetimes: ctx.lifetimes,
-          entry: { kind: 'logged in', activity: 'Logged in' },
-        })
-        const accessToken = await ctx.accessTokens.sign({ userId: found.id, sessionId })
-        const csrfToken = ctx.csrf.forSession(sessionId)
-        void reply.header(CSRF_HEADER, csrfToken)
-        return ok({ accessToken, refreshToken, csrfToken, user: toUser(found) }, 'Login successful!')
-      },
-    )
-
     app.get(
       '/auth/me',
       { schema: { response: { 200: envelope(userSchema), ...failures(401, 403, 503) } } },
@@ -85,72 +21,11 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.post(
       '/auth/refresh-token',
-      {
-        schema: {
-          body: refreshTokenSchema,
-          response: { 200: envelope(tokensSchema), ...failures(400, 401, 503) },
-        },
-      },
+      { schema: { body: refreshTokenSchema, response: { 200: envelope(tokensSchema), ...failures(400, 401, 503) } } },
       async (request, reply) => {
-        const ip = request.ip
-        const rotated =
-          (await rotateFreshRefreshToken(ctx.db, request.body.refreshToken, ctx.clock(), ctx.lifetimes)) ??
-          (await commitChange(ctx, async (c) => {
-            const result = await rotateRefreshToken(c.trx, request.body.refreshToken, c.now, ctx.lifetimes)
-            if (!result.ok) {
-              if (result.reason === 'reused') {
-                await c.record({
-                  userId: result.userId,
-                  kind: 'other',
-                  activity: 'Session ended: a used refresh token was presented again',
-                  ip,
-                })
-              }
-              return result
-            }
-            const user = await findUserById(c.trx, result.userId)
-            if (!user || user.status !== 'ACTIVE' || !user.email_verified_at) {
-              await revokeSession(c.trx, result.sessionId, 'account not usable', c.now)
-              return { ok: false as const, reason: 'ended' as const }
-            }
-            return result
-          }))
-        if (!rotated.ok) {
-          if (rotated.reason === 'reused') {
-            request.log.warn({ ip }, 'refresh token reused after its grace period: session revoked')
-          }
-          throw unauthorized('Invalid or expired refresh token', 'REFRESH_INVALID')
-        }
-        const accessToken = await ctx.accessTokens.sign({ userId: rotated.userId, sessionId: rotated.sessionId })
-        const csrfToken = ctx.csrf.forSession(rotated.sessionId)
-        void reply.header(CSRF_HEADER, csrfToken)
-        return ok({ accessToken, refreshToken: rotated.refreshToken, csrfToken })
-      },
-    )
-
-    app.post(
-      '/auth/logout',
-      { schema: { response: { 200: messageOnly, ...failures(401, 403, 503) } } },
-      async (request) => {
-        const { user, sessionId } = requireAuth(request)
-        await commitChange(ctx, async (c) => {
-          await revokeSession(c.trx, sessionId, 'logout', c.now)
-          await c.record({ userId: user.id, kind: 'logged out', activity: 'Logged out', ip: request.ip })
-        })
-        return done('Logged out successfully')
-      },
-    )
-
-    app.post(
-      '/auth/logout-all',
-      { schema: { response: { 200: messageOnly, ...failures(401, 403, 503) } } },
-      async (request) => {
-        const { user } = requireAuth(request)
-        await commitChange(ctx, async (c) => {
-          await revokeUserSessions(c.trx, user.id, 'logout everywhere', c.now)
-          await c.record({ userId: user.id, kind: 'logged out', activity: 'Logged out of all sessions', ip: request.ip })
-        })
-        return done('Logged out of all sessions')
+        const tokens = await refreshSession(ctx, { refreshToken: request.body.refreshToken, ip: request.ip }, request.log)
+        void reply.header(CSRF_HEADER, tokens.csrfToken)
+        return ok(tokens)
       },
     )
 
@@ -163,5 +38,15 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         return ok({ csrfToken })
       },
     )
+
+    app.post('/auth/logout', { schema: { response: { 200: messageOnly, ...failures(401, 403, 503) } } }, async (request) => {
+      await signOut(ctx, { ...requireAuth(request), ip: request.ip })
+      return done('Logged out successfully')
+    })
+
+    app.post('/auth/logout-all', { schema: { response: { 200: messageOnly, ...failures(401, 403, 503) } } }, async (request) => {
+      await signOutEverywhere(ctx, { ...requireAuth(request), ip: request.ip })
+      return done('Logged out of all sessions')
+    })
   }
 }

@@ -3,14 +3,12 @@ import { z } from 'zod'
 import { profilePictureSchema } from '~shared/schemas/profile'
 import { userSchema } from '~shared/schemas/user'
 import type { AppContext } from '~server/context'
-import { commitChange } from '~server/change'
-import { findPicture, isPictureId, replacePicture } from '~server/data/pictures'
+import { findPicture, isPictureId } from '~server/data/pictures'
 import { toUser } from '~server/data/users'
 import { requireAuth } from '~server/http/auth-guard'
 import { envelope, failures, ok } from '~server/http/envelope'
-import { notFound, unauthorized } from '~server/http/errors'
-import { PICTURE_CONTENT_TYPE, encodePicture } from './encode-picture'
-import { readPictureDataUrl } from './read-picture'
+import { notFound } from '~server/http/errors'
+import { replaceProfilePicture } from '~server/use-cases/replace-profile-picture'
 
 /**
  * Uploading a profile picture, and serving it. The served address is public (an `<img>` sends no
@@ -31,14 +29,7 @@ export function pictureRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { user } = requireAuth(request)
-        const picture = readPictureDataUrl(request.body.profilePicture)
-        const data = await encodePicture(picture)
-        const updated = await commitChange(ctx, async (c) => {
-          const row = await replacePicture(c, user.id, { data, contentType: PICTURE_CONTENT_TYPE })
-          if (row) await c.record({ userId: user.id, kind: 'updated', activity: 'Updated profile picture', ip: request.ip })
-          return row
-        })
-        if (!updated) throw unauthorized('Your session has ended. Please sign in again.', 'SESSION_ENDED')
+        const updated = await replaceProfilePicture(ctx, { userId: user.id, dataUrl: request.body.profilePicture, ip: request.ip })
         return ok(toUser(updated), 'Profile picture updated successfully')
       },
     )

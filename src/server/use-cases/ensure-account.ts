@@ -2,9 +2,9 @@ import type { Role } from '~shared/constants'
 import { passwordPolicyProblem } from '~shared/password-policy'
 import { newPasswordField } from '~shared/schemas/fields'
 import { generatePassword } from '~server/auth/generated-password'
-import type { AppContext } from '~server/context'
 import { commitChange } from '~server/change'
-import { findUserByEmail } from './users'
+import type { AppContext } from '~server/context'
+import { findUserByEmail } from '~server/data/users'
 
 /**
  * Accounts made by the operator rather than by registration: the first admin at start-up and

@@ -1,0 +1,44 @@
+import type { AppContext } from '~server/context'
+import { isUuid, userColumns, type UserRecord } from '~server/data/users'
+import { runNamedStatement } from '~server/db/prepared'
+import { forbidden, type HttpError, unauthorized } from '~server/http/errors'
+
+/**
+ * The check every signed-in call passes: the bearer access token is valid, its session is live
+ * in the database and its account may be signed in. Checked against the database on every call,
+ * so a sign-out, a revocation or a status change takes effect on the very next request.
+ */
+export interface AuthState {
+  user: UserRecord
+  sessionId: string
+}
+
+export async function checkSession(ctx: AppContext, authorization: string | undefined): Promise<AuthState> {
+  const token = typeof authorization === 'string' && /^Bearer [^\s]+$/i.test(authorization) ? authorization.slice(7) : null
+  if (!token) throw unauthorized('Authentication required', 'AUTH_REQUIRED')
+  const claims = ctx.accessTokens.verify(token)
+  if (!claims || !isUuid(claims.sessionId) || !isUuid(claims.userId)) {
+    throw unauthorized('Invalid or expired access token', 'TOKEN_INVALID')
+  }
+  const liveSessionUser = ctx.db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(userColumns.map((column) => `u.${column}` as const))
+    .where('s.id', '=', claims.sessionId)
+    .where('s.user_id', '=', claims.userId)
+    .where('s.revoked_at', 'is', null)
+    .where('s.expires_at', '>', ctx.clock())
+  const user = (await runNamedStatement(ctx.db, liveSessionUser.compile())).rows[0]
+  if (!user) throw unauthorized('Your session has ended. Please sign in again.', 'SESSION_ENDED')
+  const refusal = accountRefusal(user)
+  if (refusal) throw refusal
+  return { user, sessionId: claims.sessionId }
+}
+
+/** Why an account may not sign in or pass a signed-in call: only ACTIVE, verified accounts may. */
+export function accountRefusal(user: Pick<UserRecord, 'status' | 'email_verified_at'>): HttpError | undefined {
+  if (user.status === 'SUSPENDED') return forbidden('Account is suspended', 'ACCOUNT_SUSPENDED')
+  if (user.status === 'INACTIVE') return forbidden('Account is inactive', 'ACCOUNT_INACTIVE')
+  if (!user.email_verified_at) return forbidden('Email not verified', 'EMAIL_NOT_VERIFIED')
+  return undefined
+}

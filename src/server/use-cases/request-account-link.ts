@@ -1,0 +1,20 @@
+import { commitChange } from '~server/change'
+import type { AppContext } from '~server/context'
+import { RULES } from '~server/rate-limit/rules'
+
+/**
+ * "Send me a password reset link" and "send me a new verification link": the same single write
+ * for every address (the request, queued), and the same answer. The job worker finds out later
+ * whether the address has an account, or is waiting for verification (`jobs/account-requests.ts`).
+ */
+export async function requestPasswordReset(ctx: AppContext, input: { email: string; ip: string }): Promise<void> {
+  await ctx.limiter.consume(RULES.forgotPasswordByIp, input.ip)
+  await ctx.limiter.consume(RULES.forgotPasswordByEmail, input.email)
+  await commitChange(ctx, (c) => c.defer({ request: 'reset-link', email: input.email, ip: input.ip }))
+}
+
+export async function requestVerificationLink(ctx: AppContext, input: { email: string; ip: string }): Promise<void> {
+  await ctx.limiter.consume(RULES.resendVerificationByIp, input.ip)
+  await ctx.limiter.consume(RULES.resendVerificationByEmail, input.email)
+  await commitChange(ctx, (c) => c.defer({ request: 'verification-link', email: input.email, ip: input.ip }))
+}

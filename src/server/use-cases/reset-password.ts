@@ -1,0 +1,50 @@
+import { passwordPolicyProblem } from '~shared/password-policy'
+import { pageLinks } from '~shared/paths'
+import { consumeOneTimeToken, findOneTimeToken, isTokenShaped } from '~server/auth/one-time-tokens'
+import { revokeUserSessions } from '~server/auth/sessions'
+import { commitChange } from '~server/change'
+import type { AppContext } from '~server/context'
+import { findUserById } from '~server/data/users'
+import { badRequest, fieldErrors } from '~server/http/errors'
+import { RULES } from '~server/rate-limit/rules'
+
+const invalidLink = () => badRequest('Invalid or expired reset link', 'INVALID_TOKEN')
+
+/**
+ * Sets a new password through the e-mailed reset link: every session of the user ends, the
+ * address counts as verified (the link proved it), and the owner is told by e-mail.
+ */
+export async function resetPassword(ctx: AppContext, input: { token: string; password: string; ip: string }): Promise<void> {
+  const { token, password, ip } = input
+  await ctx.limiter.consume(RULES.resetPasswordByIp, ip)
+  if (!isTokenShaped(token)) throw invalidLink()
+  const userId = await findOneTimeToken(ctx.db, token, 'reset-password', ctx.clock())
+  const user = userId ? await findUserById(ctx.db, userId) : undefined
+  if (!user) throw invalidLink()
+  const problem = passwordPolicyProblem(password, user.email)
+  if (problem) throw fieldErrors([{ field: 'password', message: problem }])
+
+  const links = pageLinks(ctx.config.appUrl)
+  const passwordHash = await ctx.hasher.hash(password)
+  const reset = await commitChange(ctx, async (c) => {
+    // Used up here, in the same transaction as the change: a link works exactly once.
+    if ((await consumeOneTimeToken(c.trx, token, 'reset-password', c.now)) !== user.id) return false
+    await c.trx
+      .updateTable('users')
+      .set((eb) => ({
+        password_hash: passwordHash,
+        updated_at: c.now,
+        // Following the e-mailed link proves the address is the user's.
+        email_verified_at: eb.fn.coalesce('email_verified_at', eb.val(c.now)),
+      }))
+      .where('id', '=', user.id)
+      .execute()
+    await revokeUserSessions(c.trx, user.id, 'password reset', c.now)
+    await c.record({ userId: user.id, kind: 'reset', activity: 'Reset password', ip })
+    await c.mail({ template: 'password-changed', to: user.email, name: user.name, resetLink: links.forgotPassword() })
+    return true
+  })
+  if (!reset) throw invalidLink()
+  // A throttled owner can get back in: the reset clears the sign-in counter.
+  await ctx.limiter.reset(RULES.signInByEmail, user.email)
+}

@@ -1,0 +1,63 @@
+import type { AuthResult } from '~shared/schemas/user'
+import { accountRefusal } from '~server/auth/session-check'
+import { startSession } from '~server/auth/sessions'
+import { commitChange } from '~server/change'
+import type { AppContext } from '~server/context'
+import { findCredentialsByEmail, toUser } from '~server/data/users'
+import { unauthorized } from '~server/http/errors'
+import { RULES } from '~server/rate-limit/rules'
+
+export interface SignInInput {
+  email: string
+  password: string
+  ip: string
+  userAgent: string | null
+}
+
+/**
+ * Signs someone in with e-mail and password: a new session and its tokens. An unknown address
+ * and a wrong password get the same answer in the same time; the account's state is told only to
+ * someone who knows its password (docs/security.md).
+ */
+export async function signIn(ctx: AppContext, input: SignInInput): Promise<AuthResult> {
+  const { email, password, ip } = input
+  // Counted before the password is checked, so parallel guesses cannot slip past the limit.
+  await ctx.limiter.consume(RULES.signInByIp, ip)
+  await ctx.limiter.consume(RULES.signInByEmail, email)
+
+  const found = await findCredentialsByEmail(ctx.db, email)
+  // An unknown address costs the same hashing time as a wrong password.
+  const valid = found ? await ctx.hasher.verify(found.password_hash, password) : await ctx.hasher.verifyNothing(password)
+  if (!found || !valid) {
+    // Recorded for an unknown address too, as nobody's: the same write either way, so the
+    // answer takes the same time (docs/benchmarks/enumeration.md), and staff see the attempts.
+    await commitChange(ctx, (c) =>
+      c.record(
+        found
+          ? { userId: found.id, kind: 'other', activity: 'Failed login', details: 'Wrong password', ip }
+          : { userId: null, kind: 'other', activity: 'Failed login', details: 'Unknown address', ip },
+      ),
+    )
+    throw unauthorized('Invalid credentials', 'INVALID_CREDENTIALS')
+  }
+  // The owner's password: earlier failures stop counting against the account.
+  await ctx.limiter.reset(RULES.signInByEmail, email)
+  await ctx.limiter.undo(RULES.signInByIp, ip)
+  // The refusal is recorded like any other failed sign-in, with the reason.
+  const refusal = accountRefusal(found)
+  if (refusal) {
+    await commitChange(ctx, (c) => c.record({ userId: found.id, kind: 'other', activity: 'Failed login', details: refusal.message, ip }))
+    throw refusal
+  }
+
+  const { sessionId, refreshToken } = await startSession(ctx.db, {
+    userId: found.id,
+    ip,
+    userAgent: input.userAgent,
+    now: ctx.clock(),
+    lifetimes: ctx.lifetimes,
+    entry: { kind: 'logged in', activity: 'Logged in' },
+  })
+  const accessToken = ctx.accessTokens.sign({ userId: found.id, sessionId })
+  return { accessToken, refreshToken, csrfToken: ctx.csrf.forSession(sessionId), user: toUser(found) }
+}
