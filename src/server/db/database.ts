@@ -6,9 +6,7 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { preparingPool } from './prepared'
-import type { Database } from './types'
-
-export type DatabaseKind = 'postgres' | 'pglite'
+import type { Database, DatabaseKind } from './types'
 
 export interface DatabaseHandle {
   db: Kysely<Database>

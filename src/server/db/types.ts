@@ -1,6 +1,9 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
 import type { Role, Status } from '~shared/constants'
 
+/** Which engine holds the data: a PostgreSQL server, or the embedded PGlite. */
+export type DatabaseKind = 'postgres' | 'pglite'
+
 /** Table shapes as Kysely sees them. Rows are mapped to API objects in `data/`, never sent as-is. */
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>

@@ -1,4 +1,4 @@
-import { escapeHtml } from '~server/http/escape-html'
+import { escapeHtml } from '~server/escape-html'
 
 /**
  * The product's e-mails. Each has a plain-text and an HTML part; every link in them was built

@@ -2,13 +2,21 @@ import crypto from 'node:crypto'
 import type { Clock } from '~server/clock'
 import { tooManyRequests } from '~server/http/errors'
 import type { RateLimitRule } from './rules'
-import type { RateLimitStore } from './stores'
 
 /**
  * Counts events per rule and identity (an address, a client IP) and refuses with a 429 and
  * `Retry-After` past the rule's maximum. Identities are hashed, so the counters hold no addresses.
  * Without a store (RATE_LIMIT=off, test environments only) nothing is counted.
  */
+/** Where throttling counters live (`stores.ts`). `hit` counts one more event in the key's window, atomically. */
+export interface RateLimitStore {
+  hit(key: string, windowSeconds: number, now: Date): Promise<{ count: number; resetAt: Date }>
+  /** Takes one event back (a sign-in that turned out to be the owner's). */
+  undo(key: string): Promise<void>
+  reset(key: string): Promise<void>
+  close(): Promise<void>
+}
+
 export class RateLimiter {
   constructor(
     private readonly store: RateLimitStore | null,

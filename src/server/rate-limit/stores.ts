@@ -2,15 +2,9 @@ import { Redis } from 'ioredis'
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '~server/db/types'
 import { serviceUnavailable } from '~server/http/errors'
+import type { RateLimitStore } from './rate-limiter'
 
-/** Where throttling counters live. `hit` counts one more event in the key's window, atomically. */
-export interface RateLimitStore {
-  hit(key: string, windowSeconds: number, now: Date): Promise<{ count: number; resetAt: Date }>
-  /** Takes one event back (a sign-in that turned out to be the owner's). */
-  undo(key: string): Promise<void>
-  reset(key: string): Promise<void>
-  close(): Promise<void>
-}
+/** The two places throttling counters can live: the database (default) or Redis (REDIS_URL). */
 
 export class DatabaseRateLimitStore implements RateLimitStore {
   constructor(private readonly db: Kysely<Database>) {}

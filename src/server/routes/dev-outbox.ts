@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppContext } from '~server/context'
-import { escapeHtml as escape } from '~server/http/escape-html'
+import { escapeHtml as escape } from '~server/escape-html'
 import { readOutbox } from '~server/mail/transport'
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsync } from 'fastify'
-import { escapeHtml } from '~server/http/escape-html'
+import { escapeHtml } from '~server/escape-html'
 
 /**
  * The built web app. Hashed assets are cached for a year; every other page address gets
