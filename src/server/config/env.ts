@@ -2,65 +2,71 @@ import path from 'node:path'
 import { z } from 'zod'
 
 /**
- * The environment, parsed once at boot (contract section 1). Everything is optional in
- * development; production refuses to start without the four settings a real deployment needs.
+ * The environment, parsed once at boot (the README's configuration table). Everything is
+ * optional in development; production refuses to start without the four settings a real
+ * deployment needs. Each setting is written once below: its variable, its rule and default, and
+ * the name the server reads it by; the `Config` type is inferred from that list.
  */
 
+const setting = <S extends z.ZodType>(variable: string, schema: S) => ({ variable, schema })
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback)
+const optionalUrl = (pattern: RegExp, problem: string) => z.string().regex(pattern, problem).optional()
 
-const envSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  APP_URL: z.url().optional(),
-  DATA_DIR: z.string().min(1).default('./data'),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
-    .optional(),
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
-    .optional(),
-  AUTH_SECRET: z.string().optional(),
-  SMTP_URL: z
-    .string()
-    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
-    .optional(),
-  MAIL_FROM: z.string().min(3).default('Accounts <no-reply@localhost>'),
-  ACCESS_TOKEN_TTL: seconds(900),
-  REFRESH_TOKEN_TTL: seconds(604_800),
-  REFRESH_TOKEN_MAX_AGE: seconds(2_592_000),
-  RATE_LIMIT: z.enum(['on', 'off']).default('on'),
-  TRUST_PROXY: z.string().optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  ADMIN_EMAIL: z.string().optional(),
-  ADMIN_PASSWORD: z.string().optional(),
-  SUPPORT_EMAIL: z.email().optional(),
-})
-
-export interface Config {
-  env: 'development' | 'production' | 'test'
-  port: number
-  host: string
-  appUrl: string
-  dataDir: string
-  databaseUrl: string | undefined
-  redisUrl: string | undefined
-  authSecret: string | undefined
-  smtpUrl: string | undefined
-  mailFrom: string
-  accessTokenTtl: number
-  refreshTokenTtl: number
-  refreshTokenMaxAge: number
-  rateLimit: boolean
-  trustProxy: string[]
-  logLevel: string
-  adminEmail: string | undefined
-  adminPassword: string | undefined
+const SETTINGS = {
+  env: setting('NODE_ENV', z.enum(['development', 'production', 'test']).default('development')),
+  port: setting('PORT', z.coerce.number().int().min(0).max(65535).default(3000)),
+  host: setting('HOST', z.string().min(1).default('127.0.0.1')),
+  /** Unset: `http://localhost:$PORT` (filled in by `loadConfig`). */
+  appUrl: setting('APP_URL', z.url().optional()),
+  dataDir: setting(
+    'DATA_DIR',
+    z
+      .string()
+      .min(1)
+      .default('./data')
+      .transform((dir) => path.resolve(dir)),
+  ),
+  databaseUrl: setting('DATABASE_URL', optionalUrl(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')),
+  redisUrl: setting('REDIS_URL', optionalUrl(/^rediss?:\/\//, 'must be a redis:// URL')),
+  authSecret: setting('AUTH_SECRET', z.string().optional()),
+  smtpUrl: setting('SMTP_URL', optionalUrl(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')),
+  mailFrom: setting('MAIL_FROM', z.string().min(3).default('Accounts <no-reply@localhost>')),
+  accessTokenTtl: setting('ACCESS_TOKEN_TTL', seconds(900)),
+  refreshTokenTtl: setting('REFRESH_TOKEN_TTL', seconds(604_800)),
+  refreshTokenMaxAge: setting('REFRESH_TOKEN_MAX_AGE', seconds(2_592_000)),
+  rateLimit: setting(
+    'RATE_LIMIT',
+    z
+      .enum(['on', 'off'])
+      .default('on')
+      .transform((value) => value === 'on'),
+  ),
+  trustProxy: setting(
+    'TRUST_PROXY',
+    z
+      .string()
+      .optional()
+      .transform((value) =>
+        (value ?? '')
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean),
+      ),
+  ),
+  logLevel: setting('LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
+  adminEmail: setting('ADMIN_EMAIL', z.string().optional()),
+  adminPassword: setting('ADMIN_PASSWORD', z.string().optional()),
   /** Shown to people whose account is suspended or inactive; given to the web app in its page. */
-  supportEmail: string | undefined
+  supportEmail: setting('SUPPORT_EMAIL', z.email().optional()),
 }
+
+type Settings = typeof SETTINGS
+export type Config = { [K in keyof Settings]: z.output<Settings[K]['schema']> } & { appUrl: string }
+
+/** The variables production cannot do without. */
+const REQUIRED_IN_PRODUCTION = ['databaseUrl', 'authSecret', 'appUrl', 'smtpUrl'] as const satisfies readonly (keyof Settings)[]
+
+const envSchema = z.object(Object.fromEntries(Object.values(SETTINGS).map(({ variable, schema }) => [variable, schema])))
 
 export class ConfigError extends Error {}
 
@@ -72,38 +78,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
     throw new ConfigError(`Invalid configuration: ${problems}`)
   }
-  const env = parsed.data
-  if (env.NODE_ENV === 'production') {
-    const missing = (['DATABASE_URL', 'AUTH_SECRET', 'APP_URL', 'SMTP_URL'] as const).filter((key) => !env[key])
-    if (missing.length > 0) {
-      throw new ConfigError(`NODE_ENV=production needs ${missing.join(', ')} to be set.`)
-    }
+  const values = Object.fromEntries(Object.entries(SETTINGS).map(([key, { variable }]) => [key, parsed.data[variable]])) as Omit<Config, 'appUrl'> & {
+    appUrl: string | undefined
   }
-  if (env.REFRESH_TOKEN_TTL > env.REFRESH_TOKEN_MAX_AGE) {
+  if (values.env === 'production') {
+    const missing = REQUIRED_IN_PRODUCTION.filter((key) => !values[key]).map((key) => SETTINGS[key].variable)
+    if (missing.length > 0) throw new ConfigError(`NODE_ENV=production needs ${missing.join(', ')} to be set.`)
+  }
+  if (values.refreshTokenTtl > values.refreshTokenMaxAge) {
     throw new ConfigError('REFRESH_TOKEN_TTL cannot be longer than REFRESH_TOKEN_MAX_AGE.')
   }
-  return {
-    env: env.NODE_ENV,
-    port: env.PORT,
-    host: env.HOST,
-    appUrl: (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
-    dataDir: path.resolve(env.DATA_DIR),
-    databaseUrl: env.DATABASE_URL,
-    redisUrl: env.REDIS_URL,
-    authSecret: env.AUTH_SECRET,
-    smtpUrl: env.SMTP_URL,
-    mailFrom: env.MAIL_FROM,
-    accessTokenTtl: env.ACCESS_TOKEN_TTL,
-    refreshTokenTtl: env.REFRESH_TOKEN_TTL,
-    refreshTokenMaxAge: env.REFRESH_TOKEN_MAX_AGE,
-    rateLimit: env.RATE_LIMIT === 'on',
-    trustProxy: (env.TRUST_PROXY ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean),
-    logLevel: env.LOG_LEVEL,
-    adminEmail: env.ADMIN_EMAIL,
-    adminPassword: env.ADMIN_PASSWORD,
-    supportEmail: env.SUPPORT_EMAIL,
-  }
+  return { ...values, appUrl: (values.appUrl ?? `http://localhost:${values.port}`).replace(/\/+$/, '') }
 }

@@ -1,0 +1,93 @@
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '~server/config/env'
+
+/** The environment as `npm start` reads it (the README's configuration table). */
+describe('configuration', () => {
+  it('works with nothing set, on the documented defaults', () => {
+    expect(loadConfig({})).toEqual({
+      env: 'development',
+      port: 3000,
+      host: '127.0.0.1',
+      appUrl: 'http://localhost:3000',
+      dataDir: path.resolve('./data'),
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      authSecret: undefined,
+      smtpUrl: undefined,
+      mailFrom: 'Accounts <no-reply@localhost>',
+      accessTokenTtl: 900,
+      refreshTokenTtl: 604_800,
+      refreshTokenMaxAge: 2_592_000,
+      rateLimit: true,
+      trustProxy: [],
+      logLevel: 'info',
+      adminEmail: undefined,
+      adminPassword: undefined,
+      supportEmail: undefined,
+    })
+  })
+
+  it('reads every variable under its documented name, a blank one as unset', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      APP_URL: 'https://accounts.example.com//',
+      DATA_DIR: '/var/lib/accounts',
+      DATABASE_URL: 'postgres://db/accounts',
+      REDIS_URL: 'rediss://cache:6380',
+      AUTH_SECRET: 'secret',
+      SMTP_URL: 'smtps://mail:465',
+      MAIL_FROM: 'Us <us@example.com>',
+      ACCESS_TOKEN_TTL: '60',
+      REFRESH_TOKEN_TTL: '120',
+      REFRESH_TOKEN_MAX_AGE: '240',
+      RATE_LIMIT: 'off',
+      TRUST_PROXY: ' 10.0.0.1, 10.0.0.0/8 ,',
+      LOG_LEVEL: 'warn',
+      ADMIN_EMAIL: 'boss@example.com',
+      ADMIN_PASSWORD: 'pw',
+      SUPPORT_EMAIL: 'help@example.com',
+      NODE_ENV: '',
+    })
+    expect(config).toEqual({
+      env: 'development',
+      port: 8080,
+      host: '0.0.0.0',
+      appUrl: 'https://accounts.example.com',
+      dataDir: '/var/lib/accounts',
+      databaseUrl: 'postgres://db/accounts',
+      redisUrl: 'rediss://cache:6380',
+      authSecret: 'secret',
+      smtpUrl: 'smtps://mail:465',
+      mailFrom: 'Us <us@example.com>',
+      accessTokenTtl: 60,
+      refreshTokenTtl: 120,
+      refreshTokenMaxAge: 240,
+      rateLimit: false,
+      trustProxy: ['10.0.0.1', '10.0.0.0/8'],
+      logLevel: 'warn',
+      adminEmail: 'boss@example.com',
+      adminPassword: 'pw',
+      supportEmail: 'help@example.com',
+    })
+  })
+
+  it('names every malformed variable', () => {
+    expect(() => loadConfig({ PORT: 'x', REDIS_URL: 'http://cache', LOG_LEVEL: 'loud' })).toThrow(
+      new ConfigError(
+        'Invalid configuration: PORT: Invalid input: expected number, received NaN; REDIS_URL: must be a redis:// URL; LOG_LEVEL: Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"',
+      ),
+    )
+  })
+
+  it('refuses production without the four settings a deployment needs, naming the missing ones', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', APP_URL: 'https://accounts.example.com' })).toThrow(
+      'NODE_ENV=production needs DATABASE_URL, AUTH_SECRET, SMTP_URL to be set.',
+    )
+  })
+
+  it('refuses an idle life longer than the absolute one', () => {
+    expect(() => loadConfig({ REFRESH_TOKEN_TTL: '10', REFRESH_TOKEN_MAX_AGE: '5' })).toThrow('REFRESH_TOKEN_TTL cannot be longer than REFRESH_TOKEN_MAX_AGE.')
+  })
+})
