@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { searchTuning } from '~server/data/activity-list'
-import { createTestApp, type SignedIn, type TestApp } from '../support/test-app'
+import { useTestApp, type SignedIn } from '../support/test-app'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 
 interface Entry {
@@ -14,14 +14,13 @@ interface Entry {
 }
 
 describe('activity logs', () => {
-  let t: TestApp
+  const t = useTestApp()
   let admin: SignedIn
   let moderator: SignedIn
   let developer: SignedIn
   let client: SignedIn
 
   beforeAll(async () => {
-    t = await createTestApp()
     admin = await t.signIn({ role: 'ADMIN', name: 'Audit Admin' })
     t.clock.advance(60)
     moderator = await t.signIn({ role: 'MODERATOR', name: 'Mona Moderator' })
@@ -38,7 +37,6 @@ describe('activity logs', () => {
     expectSuccess(await as(t, moderator).put('/api/users/profile', { phone: '+44 20 7946 0000' }))
     t.clock.advance(60)
   })
-  afterAll(() => t.close())
 
   const mine = async (who: SignedIn, query = '') => expectSuccess(await as(t, who).get(`/api/activity${query}`)).data
   const everyone = async (query = '') => expectSuccess(await as(t, admin).get(`/api/admin/activity-logs${query}`)).data
@@ -165,10 +163,9 @@ describe('activity logs', () => {
 })
 
 describe('activity totals past the exact-count cap', () => {
-  let t: TestApp
+  const t = useTestApp()
   let admin: SignedIn
   beforeAll(async () => {
-    t = await createTestApp()
     admin = await t.signIn({ role: 'ADMIN', name: 'Busy Admin' })
     // 1,500 sign-ins of the admin's, one minute apart, going back in time.
     await sql`
@@ -178,7 +175,6 @@ describe('activity totals past the exact-count cap', () => {
       FROM generate_series(1, 1500) AS n
     `.execute(t.ctx.db)
   })
-  afterAll(() => t.close())
 
   it('counts exactly up to 1,000 matches and estimates beyond, for searches and own entries', async () => {
     const searched = expectSuccess(await as(t, admin).get('/api/admin/activity-logs?search=firefox')).data

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type SignedIn, type TestApp } from '../support/test-app'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp, type SignedIn } from '../support/test-app'
 import { as, expectSuccess } from './helpers/requests'
 import { quickUser } from './helpers/users'
 
 describe('admin statistics', () => {
-  let t: TestApp
+  const t = useTestApp()
   let admin: SignedIn
   beforeAll(async () => {
-    t = await createTestApp()
     admin = await t.signIn({ role: 'ADMIN' })
     await Promise.all([
       quickUser(t, { role: 'DEVELOPER' }),
@@ -19,7 +18,6 @@ describe('admin statistics', () => {
       quickUser(t, { role: 'ADMIN', status: 'SUSPENDED' }),
     ])
   })
-  afterAll(() => t.close())
 
   const stats = async () => expectSuccess(await as(t, admin).get('/api/admin/stats')).data
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type SignedIn, type TestApp } from '../support/test-app'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp, type SignedIn } from '../support/test-app'
 import { shortSearchTuning } from '~server/data/user-list'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 import { quickUser } from './helpers/users'
@@ -13,14 +13,13 @@ interface ListedUser {
 }
 
 describe('user list', () => {
-  let t: TestApp
+  const t = useTestApp()
   let admin: SignedIn
   // Digits only: the searches below look for single letters, which a base-36 stamp in every
   // address could contain (a stamp with a 'y' once made '?search=y' match everyone).
   const stamp = Date.now().toString()
 
   beforeAll(async () => {
-    t = await createTestApp()
     admin = await t.signIn({ role: 'ADMIN', name: 'List Admin' })
     const people = [
       { name: 'Johanna Schmidt', role: 'CLIENT' },
@@ -39,7 +38,6 @@ describe('user list', () => {
       await quickUser(t, { name: `Filler Person ${i}`, email: `filler${i}.${stamp}@example.org` })
     }
   })
-  afterAll(() => t.close())
 
   const list = async (query = '') => expectSuccess(await as(t, admin).get(`/api/admin/users${query}`)).data as {
     users: ListedUser[]

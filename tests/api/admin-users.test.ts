@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { adminRuleMessages } from '~shared/schemas/admin'
-import { createTestApp, type SignedIn, type TestApp } from '../support/test-app'
+import { useTestApp, type SignedIn } from '../support/test-app'
 import { onPostgres } from '../support/test-database'
 import { as, countWhere, expectFailure, expectSuccess } from './helpers/requests'
 import { quickSignIn, quickUser } from './helpers/users'
@@ -10,13 +10,11 @@ import { quickSignIn, quickUser } from './helpers/users'
 const UNKNOWN_ID = '2f1b6a3e-7c4d-4e8f-9a0b-1c2d3e4f5a6b'
 
 describe('user management: reading and editing', () => {
-  let t: TestApp
+  const t = useTestApp()
   let admin: SignedIn
   beforeAll(async () => {
-    t = await createTestApp()
     admin = await quickSignIn(t, { role: 'ADMIN', name: 'Main Admin' })
   })
-  afterAll(() => t.close())
 
   it('reads one user by id; anything else is a 404, never a database error', async () => {
     const target = await quickUser(t, { name: 'Read Me' })
@@ -148,13 +146,11 @@ describe('user management: reading and editing', () => {
 })
 
 describe('user management: deleting', () => {
-  let t: TestApp
+  const t = useTestApp()
   let admin: SignedIn
   beforeAll(async () => {
-    t = await createTestApp()
     admin = await quickSignIn(t, { role: 'ADMIN' })
   })
-  afterAll(() => t.close())
 
   it("refuses deleting oneself, an admin, or a user who is not inactive, with the spec's messages", async () => {
     expectFailure(await as(t, admin).delete(`/api/admin/users/${admin.id}`), 403, adminRuleMessages.noSelfDelete)
@@ -211,11 +207,7 @@ describe('user management: deleting', () => {
 })
 
 describe('at least one active administrator', () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   const activeAdmins = async () =>
     Number(

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Role } from '~shared/constants'
 import { API_ACCESS, type ApiEndpoint, roleMayAccess } from '~shared/permissions'
-import { createTestApp, type SignedIn, STRONG_PASSWORD, type TestApp } from '../support/test-app'
+import { useTestApp, type SignedIn, STRONG_PASSWORD } from '../support/test-app'
 import { dataUrl, pngImage } from './helpers/images'
 import { quickSignIn, quickUser } from './helpers/users'
 
@@ -23,12 +23,11 @@ interface Call {
 type Area = Extract<ApiEndpoint, `${string} /users/${string}` | `${string} /activity` | `${string} /admin/${string}`>
 
 describe('permission matrix', () => {
-  let t: TestApp
+  const t = useTestApp()
   const callers = {} as Record<Role, SignedIn>
   let picture = ''
 
   beforeAll(async () => {
-    t = await createTestApp()
     for (const role of ['CLIENT', 'DEVELOPER', 'MODERATOR', 'ADMIN'] as const) callers[role] = await quickSignIn(t, { role, name: `Matrix ${role}` })
     // A picture of someone outside the matrix, so no cell replaces it.
     const owner = await quickSignIn(t, { name: 'Picture Owner' })
@@ -39,7 +38,6 @@ describe('permission matrix', () => {
     })
     picture = uploaded.json().data.profilePicture
   })
-  afterAll(() => t.close())
 
   /** A valid request for each call, so that an allowed caller really succeeds. */
   const calls: Record<Area, (caller: Caller) => Promise<Call>> = {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type SignedIn, type TestApp } from '../support/test-app'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp, type SignedIn } from '../support/test-app'
 import {
   dataUrl,
   gifImage,
@@ -20,13 +20,11 @@ const INVALID = 'Please select a valid image file'
 const TOO_LARGE = 'Image size must be less than 5MB'
 
 describe('profile pictures', () => {
-  let t: TestApp
+  const t = useTestApp()
   let user: SignedIn
   beforeAll(async () => {
-    t = await createTestApp()
     user = await t.signIn({ name: 'Picture Person' })
   })
-  afterAll(() => t.close())
 
   const upload = (profilePicture: unknown, who: SignedIn = user) => as(t, who).post('/api/users/profile-picture', { profilePicture })
   const fetchPicture = (url: string) => t.request('GET', url)

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../support/test-app'
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '../support/test-app'
 import { me, refresh, signInAs } from './auth/helpers'
 
 /**
@@ -9,11 +9,7 @@ import { me, refresh, signInAs } from './auth/helpers'
  * statement stays unnamed, so that a search is planned for its own term. One connection, so
  * that `pg_prepared_statements`, which lists one connection's statements, sees them all.
  */
-let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp({}, { poolSize: 1 })
-})
-afterAll(() => t.close())
+const t = useTestApp({}, { poolSize: 1 })
 
 interface Prepared {
   name: string

@@ -1,16 +1,12 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, STRONG_PASSWORD, type TestApp } from '../support/test-app'
+import { describe, expect, it } from 'vitest'
+import { useTestApp, STRONG_PASSWORD } from '../support/test-app'
 import { as, countWhere, expectFailure, expectSuccess } from './helpers/requests'
 
 const USER_FIELDS = ['createdAt', 'email', 'emailVerified', 'id', 'name', 'phone', 'profilePicture', 'role', 'status', 'updatedAt']
 
 describe('my profile', () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   const latestActivity = (userId: string) =>
     t.ctx.db.selectFrom('activities').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').executeTakeFirstOrThrow()
@@ -113,11 +109,7 @@ describe('my profile', () => {
 })
 
 describe('changing my password', () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   const NEW_PASSWORD = 'Tangerine-Kettle-42%'
   const change = (currentPassword: string, newPassword = NEW_PASSWORD, confirmPassword = newPassword) => ({

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../support/test-app'
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '../support/test-app'
 
 describe('health', () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   it('answers with the database it runs on', async () => {
     const response = await t.request('GET', '/api/health')

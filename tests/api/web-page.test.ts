@@ -4,19 +4,17 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '~server/app'
 import { ConfigError, loadConfig } from '~server/config/env'
-import { createTestApp, type TestApp } from '../support/test-app'
+import { useTestApp } from '../support/test-app'
 
 /** The page every app address gets, with the settings the web app reads from it at run time. */
 
-let t: TestApp
+const t = useTestApp()
 let webDir: string
 beforeAll(async () => {
-  t = await createTestApp()
   webDir = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-web-'))
   fs.copyFileSync(path.resolve(import.meta.dirname, '..', '..', 'index.html'), path.join(webDir, 'index.html'))
 })
 afterAll(async () => {
-  await t.close()
   fs.rmSync(webDir, { recursive: true, force: true })
 })
 

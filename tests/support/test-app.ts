@@ -5,6 +5,7 @@ import path from 'node:path'
 import { Writable } from 'node:stream'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import pino from 'pino'
+import { afterAll, beforeAll } from 'vitest'
 import type { Role, Status } from '~shared/constants'
 import { buildApp } from '~server/app'
 import { type Config, loadConfig } from '~server/config/env'
@@ -167,4 +168,29 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
       fs.rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * The test app of a file or a `describe` block: created before its tests and closed after them,
+ * by hooks this registers itself. Call it before the block's own hooks, so that they find the app
+ * ready and their clean-up runs before it closes. `env` may be a function, for settings known only
+ * once an earlier hook has run (a mailbox's address).
+ */
+export function useTestApp(env: Record<string, string> | (() => Record<string, string>) = {}, options: { poolSize?: number } = {}): TestApp {
+  let current: TestApp | undefined
+  beforeAll(async () => {
+    current = await createTestApp(typeof env === 'function' ? env() : env, options)
+  })
+  afterAll(async () => {
+    await current?.close()
+    current = undefined
+  })
+  const ready = (): TestApp => {
+    if (!current) throw new Error('The test app is used outside the tests of the block that made it.')
+    return current
+  }
+  return new Proxy({} as TestApp, {
+    get: (_, key) => Reflect.get(ready(), key),
+    set: (_, key, value) => Reflect.set(ready(), key, value),
+  })
 }

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../support/test-app'
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '../../support/test-app'
 import { activitiesOf, forgotPassword, newVisitor, register, resetLink, resetPassword, tokenOf, userIdOf, verificationLink } from './helpers'
 
 /**
@@ -7,11 +7,7 @@ import { activitiesOf, forgotPassword, newVisitor, register, resetLink, resetPas
  * activity entry, with the address it came from, in the order it happened.
  */
 describe("a user's journey in the activity log", () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp()
-  })
-  afterAll(() => t.close())
+  const t = useTestApp()
 
   it('has an entry with the client address for registration, verification, failed and good sign-ins, sign-out and reset', async () => {
     const visitor = newVisitor()

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp, uniqueEmail } from '../../support/test-app'
+import { describe, expect, it } from 'vitest'
+import { useTestApp, uniqueEmail } from '../../support/test-app'
 import { activitiesOf, expectFailure, expectFieldError, newVisitor, register, withoutRequestId } from './helpers'
 
 const USER_FIELDS = ['createdAt', 'email', 'emailVerified', 'id', 'name', 'phone', 'profilePicture', 'role', 'status', 'updatedAt']
 
 // One application for the whole file: each story uses accounts of its own.
-let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp()
-})
-afterAll(() => t.close())
+const t = useTestApp()
 
 describe('a user signs in', () => {
   it('gets an access token, a refresh token, a CSRF token and their user, and nothing else', async () => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../support/test-app'
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '../../support/test-app'
 import { forgotPassword, newVisitor, refresh, register, resetLink, tokenOf, verificationLink } from './helpers'
 
 /**
@@ -7,11 +7,7 @@ import { forgotPassword, newVisitor, refresh, register, resetLink, tokenOf, veri
  * talkative level: every request is there, and no secret is.
  */
 describe('the server log', () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp({ LOG_LEVEL: 'trace' })
-  })
-  afterAll(() => t.close())
+  const t = useTestApp({ LOG_LEVEL: 'trace' })
 
   it('holds no password, no token of any kind and no Authorization value', async () => {
     const secrets = new Set<string>()

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp, uniqueEmail } from '../../support/test-app'
+import { describe, expect, it } from 'vitest'
+import { useTestApp, uniqueEmail } from '../../support/test-app'
 import {
   activitiesOf,
   expectFailure,
@@ -19,11 +19,7 @@ const NEW_PASSWORD = 'Fresh-Start-2026!'
 const INVALID_LINK = 'Invalid or expired reset link'
 
 // One application for the whole file: each story uses accounts of its own.
-let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp()
-})
-afterAll(() => t.close())
+const t = useTestApp()
 
 describe('a user who forgot their password asks for a link', () => {
   it('gets the same answer whether or not the address has an account; only an account gets mail', async () => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../support/test-app'
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '../../support/test-app'
 import {
   activitiesOf,
   expectFailure,
@@ -14,11 +14,7 @@ import {
 } from './helpers'
 
 // One application for the whole file: each story uses accounts of its own.
-let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp()
-})
-afterAll(() => t.close())
+const t = useTestApp()
 
 describe('a visitor registers', () => {
   it('gets a 201 with their address, and a verification e-mail linking to the web app', async () => {

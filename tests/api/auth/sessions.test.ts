@@ -1,17 +1,13 @@
 import crypto from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../support/test-app'
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '../../support/test-app'
 import { APP_ORIGIN, activitiesOf, expectFailure, me, refresh, signInAs } from './helpers'
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'))
 
 // One application for the whole file: each story uses accounts of its own.
-let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp()
-})
-afterAll(() => t.close())
+const t = useTestApp()
 
 describe('a signed-in user', () => {
   it('reads their own user with the access token', async () => {

@@ -1,7 +1,7 @@
 import type { Email } from 'postal-mime'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Mailbox, startMailbox } from '../../support/mailbox'
-import { createTestApp, type TestApp } from '../../support/test-app'
+import { useTestApp } from '../../support/test-app'
 import { APP_ORIGIN, expectFailure, newVisitor, register } from './helpers'
 
 /**
@@ -10,15 +10,14 @@ import { APP_ORIGIN, expectFailure, newVisitor, register } from './helpers'
  */
 describe('e-mail through an SMTP server', () => {
   let smtp: Mailbox
-  let t: TestApp
   beforeAll(async () => {
     smtp = await startMailbox()
-    t = await createTestApp({ SMTP_URL: `${smtp.smtpUrl}?ignoreTLS=true` })
   })
   afterAll(async () => {
-    await t?.close()
     await smtp?.close()
   })
+  // Made after the mailbox starts and closed before it stops.
+  const t = useTestApp(() => ({ SMTP_URL: `${smtp.smtpUrl}?ignoreTLS=true` }))
 
   const inbox = async (address: string) => {
     await t.deliverMail()

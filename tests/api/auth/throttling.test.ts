@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { RULES } from '~server/rate-limit/rules'
-import { createTestApp, type TestApp, uniqueEmail } from '../../support/test-app'
+import { useTestApp, uniqueEmail } from '../../support/test-app'
 import {
   activitiesOf,
   expectFailure,
@@ -40,11 +40,7 @@ const statuses = (responses: LightMyRequestResponse[]) => responses.map((r) => r
 const count = (responses: LightMyRequestResponse[], status: number) => responses.filter((r) => r.statusCode === status).length
 
 describe(`throttling, with counters in ${store}`, () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp({ RATE_LIMIT: 'on' })
-  })
-  afterAll(() => t.close())
+  const t = useTestApp({ RATE_LIMIT: 'on' })
 
   describe('signing in', () => {
     it('counts 20 parallel wrong passwords on one account exactly: 10 are checked, 10 are turned away', async () => {
@@ -228,11 +224,7 @@ describe(`throttling, with counters in ${store}`, () => {
 })
 
 describe('behind a trusted proxy (TRUST_PROXY)', () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp({ RATE_LIMIT: 'on', TRUST_PROXY: '10.250.0.1' })
-  })
-  afterAll(() => t.close())
+  const t = useTestApp({ RATE_LIMIT: 'on', TRUST_PROXY: '10.250.0.1' })
 
   const viaProxy = (email: string, client: string) =>
     t.request('POST', '/api/auth/forgot-password', {

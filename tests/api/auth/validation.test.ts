@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, STRONG_PASSWORD, type TestApp, uniqueEmail } from '../../support/test-app'
+import { describe, expect, it } from 'vitest'
+import { useTestApp, STRONG_PASSWORD, uniqueEmail } from '../../support/test-app'
 import { expectFailure, expectFieldError, mailTo, newVisitor, register, registerAndVerify, type Visitor } from './helpers'
 
 const RULE = 'Password must contain at least one uppercase letter, one lowercase letter, one number, and one special character'
@@ -7,11 +7,7 @@ const COMMON = 'This password is too common. Please choose a less predictable on
 const CONTAINS_EMAIL = 'Password must not contain the name of your email address'
 
 // One application for the whole file: each story uses accounts of its own.
-let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp()
-})
-afterAll(() => t.close())
+const t = useTestApp()
 
 describe('the registration form, checked by the server', () => {
   const attempt = (changes: Record<string, unknown>) => {

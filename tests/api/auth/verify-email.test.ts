@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp, uniqueEmail } from '../../support/test-app'
+import { describe, expect, it } from 'vitest'
+import { useTestApp, type TestApp, uniqueEmail } from '../../support/test-app'
 import {
   activitiesOf,
   expectFailure,
@@ -19,11 +19,7 @@ const verify = (t: TestApp, token: string, remoteAddress?: string) =>
 const INVALID_LINK = 'Invalid or expired verification link'
 
 // One application for the whole file: each story uses accounts of its own.
-let t: TestApp
-beforeAll(async () => {
-  t = await createTestApp()
-})
-afterAll(() => t.close())
+const t = useTestApp()
 
 describe('a new user verifies their e-mail address', () => {
   it('follows the link from the e-mail, then can sign in', async () => {

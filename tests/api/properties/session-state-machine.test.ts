@@ -1,6 +1,6 @@
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../support/test-app'
+import { describe, expect, it } from 'vitest'
+import { useTestApp, type TestApp } from '../../support/test-app'
 
 /**
  * The session and refresh-token rules as a state machine, checked by random command sequences
@@ -119,11 +119,7 @@ const commands = [
 ]
 
 describe('sessions and refresh tokens, as a state machine', () => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp({ ACCESS_TOKEN_TTL: String(ACCESS_TTL) })
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp({ ACCESS_TOKEN_TTL: String(ACCESS_TTL) })
 
   it('answer every sequence of sign-ins, refreshes, waits, calls and logouts as the rules predict', async () => {
     await fc.assert(

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '~server/app'
 import { ROLES } from '~shared/constants'
 import { API_ACCESS } from '~shared/permissions'
-import { createTestApp, type SignedIn, type TestApp } from '../../support/test-app'
+import { useTestApp, type SignedIn } from '../../support/test-app'
 import { as, countWhere } from '../helpers/requests'
 import { quickSignIn, quickUser } from '../helpers/users'
 import { ALL_ENDPOINTS, type Callers, catalogueGaps } from './endpoints'
@@ -19,15 +19,13 @@ import { ALL_ENDPOINTS, type Callers, catalogueGaps } from './endpoints'
  * (admin-users.test.ts).
  */
 
-let t: TestApp
+const t = useTestApp()
 let callers: Callers
 const signedIn = {} as Record<(typeof ROLES)[number], SignedIn>
 beforeAll(async () => {
-  t = await createTestApp()
   for (const role of ROLES) signedIn[role] = await quickSignIn(t, { role, name: `Access ${role}` })
   callers = { user: signedIn.CLIENT, admin: signedIn.ADMIN, targetId: (await quickUser(t)).id }
 })
-afterAll(() => t.close())
 
 describe('deny by default', () => {
   it('refuses to register an /api route that the permission table does not name', async () => {

@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PasswordHasher } from '~server/auth/password'
 import { RULES } from '~server/rate-limit/rules'
-import { createTestApp, STRONG_PASSWORD, type TestApp, uniqueEmail } from '../../support/test-app'
+import { useTestApp, STRONG_PASSWORD, uniqueEmail } from '../../support/test-app'
 import { mailTo, newVisitor, register, withoutRequestId } from '../auth/helpers'
 import { as } from '../helpers/requests'
 import { quickSignIn } from '../helpers/users'
@@ -22,16 +22,14 @@ import { countHashing } from './hashing-work'
  * (auth/validation.test.ts).
  */
 
-let t: TestApp
+const t = useTestApp({ RATE_LIMIT: 'on' })
 let work: ReturnType<typeof countHashing>
 beforeAll(async () => {
   // Throttling on, as in production: each story uses addresses and accounts of its own.
-  t = await createTestApp({ RATE_LIMIT: 'on' })
   work = countHashing(t)
 })
 afterAll(async () => {
   work.restore()
-  await t.close()
 })
 
 let block = 0

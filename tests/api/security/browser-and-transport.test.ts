@@ -6,7 +6,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import PostalMime from 'postal-mime'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '~server/app'
-import { createTestApp, type SignedIn, type TestApp } from '../../support/test-app'
+import { useTestApp, type SignedIn } from '../../support/test-app'
 import { APP_ORIGIN, me, newVisitor, refresh, register, signInAs, userIdOf } from '../auth/helpers'
 import { as } from '../helpers/requests'
 import { quickSignIn, quickUser } from '../helpers/users'
@@ -23,10 +23,9 @@ import { ALL_ENDPOINTS, BODILESS_POSTS, BODY_ENDPOINTS, type Callers, send } fro
  * as JSON, and escaped in the HTML of e-mails.
  */
 
-let t: TestApp
+const t = useTestApp()
 let callers: Callers
 beforeAll(async () => {
-  t = await createTestApp()
   const [user, admin, target] = await Promise.all([
     quickSignIn(t, { name: 'Browser User' }),
     quickSignIn(t, { role: 'ADMIN', name: 'Browser Admin' }),
@@ -34,7 +33,6 @@ beforeAll(async () => {
   ])
   callers = { user, admin, targetId: target.id }
 })
-afterAll(() => t.close())
 
 describe('CSRF on the session calls', () => {
   it.each(['/api/auth/logout', '/api/auth/logout-all'])('%s without the session\'s own token is a 403, and the session lives on', async (url) => {

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../support/test-app'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp } from '../../support/test-app'
 import { quickSignIn, quickUser } from '../helpers/users'
 import { ALL_ENDPOINTS, BODILESS_POSTS, BODY_ENDPOINTS, type BodyEndpoint, type Callers, catalogueGaps, send, UNISSUED_TOKEN } from './endpoints'
 
@@ -11,12 +11,11 @@ import { ALL_ENDPOINTS, BODILESS_POSTS, BODY_ENDPOINTS, type BodyEndpoint, type 
  * into the process or the database. The endpoint list comes from the permission table.
  */
 
-let t: TestApp
+const t = useTestApp()
 let callers: Callers
 /** Someone whose name holds a quote and the LIKE wildcards, found by searches, edited by no test. */
 let literalId: string
 beforeAll(async () => {
-  t = await createTestApp()
   const [user, admin, target, literal] = await Promise.all([
     quickSignIn(t, { name: 'Input Tester' }),
     quickSignIn(t, { role: 'ADMIN', name: 'Input Admin' }),
@@ -26,7 +25,6 @@ beforeAll(async () => {
   callers = { user, admin, targetId: target.id }
   literalId = literal.id
 })
-afterAll(() => t.close())
 
 /** "Does not hang": far above any honest answer, far below a client's patience. */
 const PROMPTLY_MS = 5_000

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '~server/app'
-import { createTestApp, type SignedIn, STRONG_PASSWORD, type TestApp } from '../../support/test-app'
+import { useTestApp, type SignedIn, STRONG_PASSWORD } from '../../support/test-app'
 import { activitiesOf, forgotPassword, newVisitor, refresh, register, resetLink, tokenOf, userIdOf, verificationLink } from '../auth/helpers'
 import { dataUrl, pngImage } from '../helpers/images'
 import { as } from '../helpers/requests'
@@ -19,13 +19,11 @@ import { quickSignIn, quickUser } from '../helpers/users'
  * an internal error shows.
  */
 
-let t: TestApp
+const t = useTestApp({ LOG_LEVEL: 'trace' })
 let admin: SignedIn
 beforeAll(async () => {
-  t = await createTestApp({ LOG_LEVEL: 'trace' })
   admin = await quickSignIn(t, { role: 'ADMIN', name: 'Log Admin' })
 })
-afterAll(() => t.close())
 
 const parsed = () => t.logs.map((line) => JSON.parse(line) as Record<string, any>)
 

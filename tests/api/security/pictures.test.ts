@@ -1,7 +1,7 @@
 import net from 'node:net'
 import zlib from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type SignedIn, type TestApp } from '../../support/test-app'
+import { useTestApp, type SignedIn } from '../../support/test-app'
 import { dataUrl, gifImage, jpegWithGps, pngImage, webpImage } from '../helpers/images'
 import { as } from '../helpers/requests'
 import { quickSignIn } from '../helpers/users'
@@ -19,13 +19,11 @@ import { quickSignIn } from '../helpers/users'
 
 const INVALID = 'Please select a valid image file'
 
-let t: TestApp
+const t = useTestApp()
 let user: SignedIn
 beforeAll(async () => {
-  t = await createTestApp()
   user = await quickSignIn(t, { name: 'Picture Attacker' })
 })
-afterAll(() => t.close())
 
 const upload = (profilePicture: string) => as(t, user).post('/api/users/profile-picture', { profilePicture })
 

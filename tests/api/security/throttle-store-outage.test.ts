@@ -1,7 +1,7 @@
 import net from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp } from '../../support/test-app'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { startSession } from '~server/auth/sessions'
+import { useTestApp } from '../../support/test-app'
 import { quickUser } from '../helpers/users'
 
 /**
@@ -11,16 +11,14 @@ import { quickUser } from '../helpers/users'
  * Calls that count nothing keep working.
  */
 
-let t: TestApp
 let closedPort = 0
 beforeAll(async () => {
   // A port nothing listens on: Redis "went away".
   const probe = net.createServer()
   closedPort = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as net.AddressInfo).port)))
   await new Promise<void>((resolve) => probe.close(() => resolve()))
-  t = await createTestApp({ RATE_LIMIT: 'on', REDIS_URL: `redis://127.0.0.1:${closedPort}` })
 })
-afterAll(() => t.close())
+const t = useTestApp(() => ({ RATE_LIMIT: 'on', REDIS_URL: `redis://127.0.0.1:${closedPort}` }))
 
 describe('with the throttling store out of reach', () => {
   it('answers every throttled call with a prompt 503 and Retry-After, and logs why', async () => {

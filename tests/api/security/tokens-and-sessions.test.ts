@@ -1,9 +1,9 @@
 import crypto from 'node:crypto'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { deriveKeys, loadOrCreateSecret } from '~server/config/secrets'
 import { RULES } from '~server/rate-limit/rules'
-import { createTestApp, type SignedIn, STRONG_PASSWORD, type TestApp } from '../../support/test-app'
+import { useTestApp, type SignedIn, STRONG_PASSWORD } from '../../support/test-app'
 import { forgotPassword, me, mailTo, newVisitor, refresh, register, resetLink, resetPassword, signInAs, tokenOf, verificationLink } from '../auth/helpers'
 import { as } from '../helpers/requests'
 import { quickSignIn, quickUser } from '../helpers/users'
@@ -20,13 +20,11 @@ import { quickSignIn, quickUser } from '../helpers/users'
  * sign-ins, refreshes, waits and logouts against a model (properties/session-state-machine).
  */
 
-let t: TestApp
+const t = useTestApp({ RATE_LIMIT: 'on' })
 let admin: SignedIn
 beforeAll(async () => {
-  t = await createTestApp({ RATE_LIMIT: 'on' })
   admin = await quickSignIn(t, { role: 'ADMIN', name: 'Token Admin' })
 })
-afterAll(() => t.close())
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 const hmac = (key: Uint8Array | Buffer, data: string) => crypto.createHmac('sha256', key).update(data).digest('base64url')
