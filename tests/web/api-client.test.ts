@@ -1,6 +1,6 @@
 import { describe, expect, test, vi } from 'vitest'
 import { type ApiClient, createApiClient } from '~web/lib/api-client'
-import { ApiError } from '~web/lib/api-error'
+import { ApiError } from '~web/lib/failures'
 import { createAuthStorage, type KeyValueStore } from '~web/lib/auth-storage'
 import { inTabLock, webLock } from '~web/lib/refresh-lock'
 

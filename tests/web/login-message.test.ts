@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'vitest'
 import { loginMessageKey } from '~web/features/auth/login-message'
+import type { FailureCode } from '~web/lib/failures'
 import { t } from '~web/lib/i18n'
 
 /** The spec's login message mapping (section 8), row by row. */
-const shown = (message: string, code?: string) => t(loginMessageKey(message, code))
+const shown = (message: string, code?: FailureCode) => t(loginMessageKey(message, code))
 
 describe('what the sign-in page says for a failed sign-in', () => {
   test.each([
@@ -29,5 +30,13 @@ describe('what the sign-in page says for a failed sign-in', () => {
 
   test('a throttled sign-in says so rather than blaming the password', () => {
     expect(shown('Too many attempts. Please wait a while and try again.', 'RATE_LIMITED')).toBe('Too many sign-in attempts. Please wait a while and try again.')
+  })
+
+  test('a code of the API decides before the words do', () => {
+    expect(shown('Ungültige Anmeldedaten', 'INVALID_CREDENTIALS')).toBe('Invalid email or password. Please check your credentials and try again.')
+    expect(shown('The service is temporarily unavailable. Please try again shortly.', 'SERVICE_UNAVAILABLE')).toBe(
+      'Server error. Please try again later or contact support if the problem persists.',
+    )
+    expect(shown('', 'TIMEOUT')).toBe('Network error. Please check your internet connection and try again.')
   })
 })

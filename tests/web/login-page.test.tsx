@@ -55,10 +55,10 @@ describe('the sign-in page', () => {
   })
 
   test.each([
-    ['Account is suspended', 'suspended'],
-    ['Account is inactive', 'inactive'],
-  ])('"%s" goes to the account status page', async (message, status) => {
-    installFakeApi().on('POST /auth/login', fail(403, message))
+    ['Account is suspended', 'suspended', 'ACCOUNT_SUSPENDED'],
+    ['Account is inactive', 'inactive', 'ACCOUNT_INACTIVE'],
+  ])('"%s" goes to the account status page', async (message, status, code) => {
+    installFakeApi().on('POST /auth/login', fail(403, message, { code }))
     const { user, location } = renderLogin()
     await signInWith(user, 'kept@example.com', 'Some-Pass-1!')
     await waitFor(() => expect(location().pathname + location().search).toBe(`/account-status?status=${status}&email=kept%40example.com`))

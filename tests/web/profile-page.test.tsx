@@ -150,7 +150,9 @@ describe('security tab', () => {
 
   test('a wrong current password is shown under that field', async () => {
     const { api, user } = await openSecurity()
-    api.on('PUT /users/change-password', fail(400, 'Current password is incorrect'))
+    // The server's answer: a field error under currentPassword (tests/api/profile.test.ts).
+    const wrongPassword = { code: 'VALIDATION_ERROR', errors: [{ field: 'currentPassword', message: 'Current password is incorrect' }] }
+    api.on('PUT /users/change-password', fail(400, 'Current password is incorrect', wrongPassword))
     await user.type(screen.getByLabelText('Current Password'), 'Wrong-Pass-1!')
     await user.type(screen.getByLabelText('New Password'), 'Blue-Otter-93!')
     await user.type(screen.getByLabelText('Confirm New Password'), 'Blue-Otter-93!')

@@ -1,6 +1,6 @@
 import { describe, expect, test, vi } from 'vitest'
 import type { ApiClient } from '~web/lib/api-client'
-import { ApiError } from '~web/lib/api-error'
+import { ApiError } from '~web/lib/failures'
 import { createAuthStorage, type KeyValueStore } from '~web/lib/auth-storage'
 import { createSession } from '~web/lib/session'
 import { makeUser } from './support/users'
@@ -46,9 +46,9 @@ describe('session (spec section 4)', () => {
     expect(store.getItem('user')).toBeNull()
   })
 
-  test('unless the message mentions inactive or suspended: kept, with that status (the guard then shows why)', async () => {
+  test('unless the account is inactive or suspended: kept, with that status (the guard then shows why)', async () => {
     const store = storedSession()
-    const current = createSession(clientAnswering(() => Promise.reject(new ApiError(403, 'Account is suspended'))), createAuthStorage(store))
+    const current = createSession(clientAnswering(() => Promise.reject(new ApiError(403, 'Account is suspended', 'ACCOUNT_SUSPENDED'))), createAuthStorage(store))
     await current.start()
     expect(store.getItem('accessToken')).toBe('a')
     expect(current.get().user?.status).toBe('SUSPENDED')

@@ -86,7 +86,7 @@ describe('edit user', () => {
 
   test('the spec messages under name and e-mail; a taken e-mail under the e-mail', async () => {
     const { api, user } = renderUsers()
-    api.on('PUT /admin/users/:id', fail(409, 'This email address is already used by another account', { code: 'CONFLICT' }))
+    api.on('PUT /admin/users/:id', fail(409, 'This email address is already used by another account', { code: 'EMAIL_TAKEN' }))
     await screen.findByRole('heading', { name: 'User Management (4)' })
     await user.click(within(await openActions(user, 'Cleo Client')).getByRole('menuitem', { name: 'Edit' }))
     const dialog = await screen.findByRole('dialog', { name: 'Edit User' })

@@ -1,8 +1,7 @@
 import { CSRF_HEADER, HTTP_TIMEOUT_MS } from '~shared/constants'
 import type { Tokens } from '~shared/schemas/user'
-import { ApiError, type FieldError, NETWORK_ERROR_MESSAGE, TIMEOUT_MESSAGE } from './api-error'
 import { type AuthStorage, SESSION_KEYS, authStorage } from './auth-storage'
-import { accountStateIn, type BlockedState } from './error-catalogue'
+import { ApiError, type BlockedState, blockedStateOf, failureCodeOf, type FieldError, NETWORK_ERROR_MESSAGE, TIMEOUT_MESSAGE } from './failures'
 import { browserRefreshLock, type RefreshLock } from './refresh-lock'
 
 /**
@@ -155,7 +154,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     } catch (error) {
       if (!(error instanceof ApiError)) throw error
       if (error.status === 403 && accessToken) {
-        const state = accountStateIn(error.message)
+        const state = blockedStateOf(error)
         if (state) options.onAccountBlocked?.(state)
         // A missing or stale CSRF token (stored by an older tab, or lost): fetch the session's
         // token once and try again.
@@ -219,7 +218,7 @@ function queryString(query: Query | undefined): string {
 
 function toApiError(status: number, body: FailureBody | null): ApiError {
   const message = typeof body?.message === 'string' ? body.message : ''
-  const code = typeof body?.code === 'string' ? body.code : `HTTP_${status}`
+  const code = failureCodeOf(body?.code)
   const fieldErrors = Array.isArray(body?.errors)
     ? (body.errors as unknown[]).filter(
         (item): item is FieldError =>

@@ -1,6 +1,6 @@
 import { type FormEvent, useCallback, useMemo, useRef, useState } from 'react'
 import type { z } from 'zod'
-import { isApiError } from './api-error'
+import { type FailureCode, isApiError } from './failures'
 
 /**
  * Forms, validated with the shared zod schemas: the very ones the server uses, so the messages
@@ -137,14 +137,14 @@ function toStrings(values: Record<string, string | null | undefined>): Record<st
 }
 
 /**
- * Puts the server's field errors (the 400 envelope's `errors`, or a message known to belong to a
- * field) under their fields. True when at least one was placed.
+ * Puts the server's field errors (the 400 envelope's `errors`, or a failure whose code belongs to
+ * a field, such as EMAIL_TAKEN) under their fields. True when at least one was placed.
  */
 export function applyServerFieldErrors<N extends string>(
   error: unknown,
   setError: (name: N, error: { message: string }, options?: { shouldFocus?: boolean }) => void,
   fields: readonly N[],
-  messageFields: Record<string, N> = {},
+  codeFields: Partial<Record<FailureCode, N>> = {},
 ): boolean {
   if (!isApiError(error)) return false
   let placed = false
@@ -154,9 +154,9 @@ export function applyServerFieldErrors<N extends string>(
       placed = true
     }
   }
-  const byMessage = messageFields[error.message]
-  if (!placed && byMessage) {
-    setError(byMessage, { message: error.message }, { shouldFocus: true })
+  const byCode = codeFields[error.code]
+  if (!placed && byCode) {
+    setError(byCode, { message: error.message }, { shouldFocus: true })
     placed = true
   }
   return placed

@@ -1,9 +1,8 @@
 import { useSyncExternalStore } from 'react'
 import type { AuthResult, User } from '~shared/schemas/user'
 import { type ApiClient, api, onAccountBlocked, onSessionEnded } from './api-client'
-import { isApiError } from './api-error'
 import { type AuthStorage, SESSION_KEYS, authStorage } from './auth-storage'
-import { accountStateIn, type BlockedState } from './error-catalogue'
+import { type BlockedState, blockedStateOf, isApiError } from './failures'
 
 /**
  * Who is signed in (spec section 4, "Session"). On start, a stored access token loads the current
@@ -57,7 +56,7 @@ export function createSession(client: ApiClient, storage: AuthStorage) {
         storage.saveUser(data)
         set({ status: 'ready', user: data })
       } catch (error) {
-        const blocked = accountStateIn(isApiError(error) ? error.message : '')
+        const blocked = blockedStateOf(error)
         if (blocked) return markBlocked(blocked)
         // Unreachable server: keep the stored session rather than signing the user out.
         const stored = storage.user()

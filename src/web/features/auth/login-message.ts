@@ -1,13 +1,25 @@
+import type { FailureCode } from '~web/lib/failures'
 import type { TranslationKey } from '~web/lib/i18n'
 
 /**
- * What the sign-in page says for a failed sign-in, by the text of the server's message (the
- * spec's mapping table, section 8, in its order; anything else is the generic text). A throttled
- * sign-in says so instead of blaming the password.
+ * What the sign-in page says for a failed sign-in: by the failure's code where it has one of
+ * these, else by the words of the server's message, as the product's error catalogue maps them
+ * (in its order; anything else is the generic text).
  */
-export function loginMessageKey(message: string | null | undefined, code?: string): TranslationKey {
+const BY_CODE: Partial<Record<FailureCode, TranslationKey>> = {
+  RATE_LIMITED: 'login.errors.tooManyAttempts',
+  INVALID_CREDENTIALS: 'login.errors.invalidCredentials',
+  EMAIL_NOT_VERIFIED: 'login.errors.notVerified',
+  NETWORK_ERROR: 'login.errors.network',
+  TIMEOUT: 'login.errors.network',
+  INTERNAL_ERROR: 'login.errors.server',
+  SERVICE_UNAVAILABLE: 'login.errors.server',
+}
+
+export function loginMessageKey(message: string | null | undefined, code?: FailureCode): TranslationKey {
+  const byCode = code ? BY_CODE[code] : undefined
+  if (byCode) return byCode
   const text = (message ?? '').toLowerCase()
-  if (code === 'RATE_LIMITED') return 'login.errors.tooManyAttempts'
   if (text.includes('no account found') || text.includes('email not found')) return 'login.errors.noAccount'
   if (text.includes('password')) return 'login.errors.password'
   if (text.includes('invalid credentials')) return 'login.errors.invalidCredentials'

@@ -6,8 +6,7 @@ import { Field } from '~web/components/ui/field'
 import { Input } from '~web/components/ui/input'
 import { PasswordInput } from '~web/components/ui/password-input'
 import { accountStatusPath, paths, safeReturnPath, verifyEmailPath } from '~web/config/paths'
-import { isApiError } from '~web/lib/api-error'
-import { accountStateIn } from '~web/lib/error-catalogue'
+import { blockedStateOf, isApiError } from '~web/lib/failures'
 import { applyServerFieldErrors, lazySchema, useSchemaForm } from '~web/lib/forms'
 import { type TranslationKey, useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
@@ -44,11 +43,10 @@ export function LoginPage() {
       await login(values)
       notify.success(t('login.success'))
     } catch (error) {
-      const message = isApiError(error) ? error.message : ''
-      const blocked = accountStateIn(message)
+      const blocked = blockedStateOf(error)
       if (blocked) return void navigate(accountStatusPath(blocked, values.email))
       if (applyServerFieldErrors(error, form.setError, ['email', 'password'])) return
-      setFailure({ key: loginMessageKey(message, isApiError(error) ? error.code : undefined), email: values.email })
+      setFailure({ key: loginMessageKey(isApiError(error) ? error.message : '', isApiError(error) ? error.code : undefined), email: values.email })
     }
   })
 

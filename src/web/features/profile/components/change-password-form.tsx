@@ -24,9 +24,7 @@ export function ChangePasswordForm() {
       form.reset(EMPTY)
       notify.success(t('profile.passwordChanged'))
     } catch (error) {
-      const placed = applyServerFieldErrors(error, form.setError, ['currentPassword', 'newPassword', 'confirmPassword'], {
-        'Current password is incorrect': 'currentPassword',
-      })
+      const placed = applyServerFieldErrors(error, form.setError, ['currentPassword', 'newPassword', 'confirmPassword'])
       if (!placed) toastFailure(error, t('profile.passwordFailed'))
     }
   })

@@ -1,5 +1,5 @@
 import { STATUSES } from '~shared/constants'
-import { adminRuleMessages, adminUpdateUserSchema } from '~shared/schemas/admin'
+import { adminUpdateUserSchema } from '~shared/schemas/admin'
 import type { User } from '~shared/schemas/user'
 import { Button } from '~web/components/ui/button'
 import { Dialog } from '~web/components/ui/dialog'
@@ -47,9 +47,7 @@ function EditUserForm({ user, actor, onClose }: { user: User; actor: User; onClo
       notify.success(t('users.updated'))
       onClose()
     } catch (error) {
-      const placed = applyServerFieldErrors(error, form.setError, ['name', 'email', 'phone', 'role', 'status'], {
-        [adminRuleMessages.emailTaken]: 'email',
-      })
+      const placed = applyServerFieldErrors(error, form.setError, ['name', 'email', 'phone', 'role', 'status'], { EMAIL_TAKEN: 'email' })
       if (!placed) toastFailure(error, t('users.updateFailed'))
     }
   })
