@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { adminRuleMessages } from '~shared/schemas/admin'
-import { deleteBlockedReason, editBlockedReason, roleChangeBlockedReason } from '~web/features/users/user-rules'
+import { deleteBlockedReason, editBlockedReason, roleChangeBlockedReason } from '~web/features/admin-users/user-rules'
 import { makeUser } from './support/users'
 
 const admin = makeUser({ role: 'ADMIN' })

@@ -67,7 +67,7 @@ export const routes: RouteObject[] = [
             paths.admin,
             page(() => import('~web/features/admin-dashboard/components/admin-dashboard-page'), (m) => m.AdminDashboardPage),
           ),
-          guarded(paths.adminUsers, page(() => import('~web/features/users/components/users-page'), (m) => m.UsersPage)),
+          guarded(paths.adminUsers, page(() => import('~web/features/admin-users/components/users-page'), (m) => m.UsersPage)),
           guarded(
             paths.activityLogs,
             page(() => import('~web/features/activity-logs/components/activity-logs-page'), (m) => m.ActivityLogsPage),
