@@ -2,7 +2,7 @@ import { hash } from '@node-rs/argon2'
 import { dropDatabase, machineLine, query, recreateDatabase, startServer } from './support/server'
 
 /**
- * Can the time of an answer tell whether an address has an account? The contract wants an unknown
+ * Can the time of an answer tell whether an address has an account? The product wants an unknown
  * address, a wrong password, and a wrong password on a suspended or unverified account answered
  * alike "within noise"; the checklist wants forgot-password and resend-verification to answer
  * every address alike. The tests prove equal work; this measures the answer times against the

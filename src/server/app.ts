@@ -43,7 +43,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
     // Requests the router cannot take (a broken %-escape, an over-long path parameter) and
-    // malformed HTTP get the contract's envelope and headers too, not Fastify's own body.
+    // malformed HTTP get the failure envelope and headers too, not Fastify's own body.
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
   })

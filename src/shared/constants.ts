@@ -1,4 +1,4 @@
-/** Business constants from the product spec (section 9) and the contract, written once. */
+/** The product's constants and limits (page sizes, timeouts, field lengths), written once. */
 
 export const ROLES = ['ADMIN', 'DEVELOPER', 'MODERATOR', 'CLIENT'] as const
 export type Role = (typeof ROLES)[number]
@@ -6,7 +6,7 @@ export type Role = (typeof ROLES)[number]
 export const STATUSES = ['ACTIVE', 'INACTIVE', 'SUSPENDED'] as const
 export type Status = (typeof STATUSES)[number]
 
-/** Filter values of the activity lists (spec section 9); `all` means no filter. */
+/** Filter values of the activity lists; `all` means no filter. */
 export const ACTIVITY_FILTERS = [
   'all',
   'logged in',

@@ -1,5 +1,5 @@
 /**
- * The contract's blocklist on top of the composition rule: passwords that pass the rule but are
+ * A blocklist on top of the composition rule: passwords that pass the rule but are
  * still guessed first (`Password1!`, `Welcome1!`, `P@ssw0rd2024!`), and passwords containing the
  * name part of the user's own e-mail address. Shared so the form can say it before the server does.
  */

@@ -1,7 +1,7 @@
 import type { Role } from './constants'
 
 /**
- * The one permission table (spec section 6, contract section 2). The server's guard reads
+ * The one permission table. The server's guard reads
  * `API_ACCESS` for every request and refuses anything not listed (deny by default); the web app
  * reads `PAGE_ACCESS` for its route guard and its menu. Edit access here, and both follow.
  */
@@ -45,7 +45,7 @@ export const API_ACCESS = {
 
 export type ApiEndpoint = keyof typeof API_ACCESS
 
-/** Pages of the web app (spec section 2 route table). */
+/** Pages of the web app. */
 export const PAGE_ACCESS = {
   '/dashboard': 'signed-in',
   '/profile': 'signed-in',
@@ -69,7 +69,7 @@ export function roleMayAccess(access: Access, role: Role | null | undefined): bo
   return access.includes(role)
 }
 
-/** Pages that only an ADMIN may open: the guard reports these before the role list (spec section 4). */
+/** Pages that only an ADMIN may open: the guard reports these before the role list. */
 export function isAdminOnly(access: Access): boolean {
   return Array.isArray(access) && access.length === 1 && access[0] === 'ADMIN'
 }

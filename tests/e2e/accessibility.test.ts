@@ -9,7 +9,7 @@ import { browserTests } from './support/fixtures'
 import { root } from './support/web-build'
 
 /**
- * Every screen of the spec (section 2), in each of its states, with its dialogs and menus open:
+ * Every screen of the product, in each of its states, with its dialogs and menus open:
  * axe-core finds no WCAG 2.1 A/AA violation (contrast included) in the light and in the dark
  * theme, at 1280 px and on a 360 px phone, nothing scrolls sideways, no word is broken where it
  * would fit on a line and no placeholder is cut off. A screenshot of each is written to

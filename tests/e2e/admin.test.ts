@@ -6,7 +6,7 @@ import { browserTests } from './support/fixtures'
 import { linkTo } from '../support/mailbox'
 
 /**
- * The staff areas (spec sections 2, 4, 5 and 6): the admin dashboard's figures, user management
+ * The staff areas: the admin dashboard's figures, user management
  * (search, filters, the edit dialog sending only what changed, unavailable actions that say why,
  * deactivating then deleting), the activity logs and My Activity (search, filter, paging), and
  * hostile names shown as text everywhere.
@@ -395,7 +395,7 @@ describe('activity lists', () => {
     ])
     await page.getByLabel('Search activities').fill(busy.email)
 
-    // One entry, as the spec lists its parts.
+    // One entry, with all its parts.
     const login = entries(page).filter({ hasText: 'Logged in' }).first()
     await login.waitFor()
     await login.getByText('Logged', { exact: true }).waitFor()

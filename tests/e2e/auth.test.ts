@@ -5,13 +5,13 @@ import { browserTests } from './support/fixtures'
 import { linkTo } from '../support/mailbox'
 
 /**
- * The signed-out journeys of the spec (sections 2, 4 and 8): registering and verifying by the
+ * The signed-out journeys: registering and verifying by the
  * e-mailed link, signing in and coming back to the page first asked for, what the sign-in page
  * says when it cannot sign someone in, the forgotten password, and signing out.
  */
 const e2e = browserTests()
 
-/** The spec's redirect after verification and after a reset is 2 s: never sooner than this. */
+/** The redirect after verification and after a reset is 2 s: never sooner than this. */
 const NOT_BEFORE_MS = 1_000
 
 describe('registration and sign-in', () => {

@@ -5,7 +5,7 @@ import { openSignedIn, signInThroughPage, toast } from './support/browser'
 import { browserTests } from './support/fixtures'
 
 /**
- * The signed-in user's own account (spec sections 2, 4 and 5): editing the profile, the picture
+ * The signed-in user's own account: editing the profile, the picture
  * (which the top bar then shows), and changing the password.
  */
 const e2e = browserTests()

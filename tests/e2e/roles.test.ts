@@ -6,7 +6,7 @@ import { accessibleDescription, linkTexts, openSignedIn, signInThroughPage, stor
 import { browserTests } from './support/fixtures'
 
 /**
- * What each role sees and may open (spec sections 2, 4 and 6): the side menu's items, each
+ * What each role sees and may open: the side menu's items, each
  * allowed page with its title, "Access Denied" for the others, the guard's order for an account
  * suspended while signed in, the small-screen menu sheet, and the sample-data pages of the
  * developer and the moderator.
@@ -31,7 +31,7 @@ const PAGES: PageOfTheApp[] = [
   { path: '/moderator', link: 'Moderator Dashboard', heading: 'Moderator Dashboard' },
 ]
 
-/** Spec section 6, as the side menu lists it (sections in order: Main, Administration, Developer, Moderator). */
+/** Who sees what, as the side menu lists it (sections in order: Main, Administration, Developer, Moderator). */
 const MENUS: Record<Role, { sections: string[]; items: string[]; badge: string; adminAccess: string }> = {
   CLIENT: { sections: ['Main'], items: ['Dashboard', 'Profile', 'Settings'], badge: 'Client', adminAccess: 'Denied' },
   DEVELOPER: {

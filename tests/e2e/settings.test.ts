@@ -4,7 +4,7 @@ import { linkTexts, openSignedIn, toast } from './support/browser'
 import { browserTests } from './support/fixtures'
 
 /**
- * The settings page (spec sections 2, 3 and 4; contract section 5): the theme, applied at once
+ * The settings page: the theme, applied at once
  * and before the first paint after a reload; the language, which really translates the menus;
  * reset to defaults. Settings live in this browser only.
  */

@@ -4,7 +4,7 @@ import { signInThroughPage } from './support/browser'
 import { browserTests } from './support/fixtures'
 
 /**
- * Several tabs of one browser stay signed in together (contract section 5): when their access
+ * Several tabs of one browser stay signed in together: when their access
  * token expires, exactly one refresh is made between them and both carry on; signing out in one
  * signs out the other, and signing in in one signs in the other.
  */

@@ -3,7 +3,7 @@ import { loginMessageKey } from '~web/features/auth/login-message'
 import type { FailureCode } from '~web/lib/failures'
 import { t } from '~web/lib/i18n'
 
-/** The spec's login message mapping (section 8), row by row. */
+/** The product's sign-in message mapping, row by row. */
 const shown = (message: string, code?: FailureCode) => t(loginMessageKey(message, code))
 
 describe('what the sign-in page says for a failed sign-in', () => {

@@ -17,7 +17,7 @@ function clientAnswering(me: () => Promise<unknown>): ApiClient {
   return { get: vi.fn(async () => ({ success: true, data: await me() })), post: vi.fn(async () => ({ success: true, data: undefined })) } as unknown as ApiClient
 }
 
-describe('session (spec section 4)', () => {
+describe('session', () => {
   test('without a stored token: ready and signed out, no call', async () => {
     const client = clientAnswering(async () => stored)
     const current = createSession(client, createAuthStorage(memoryStore()))

@@ -9,7 +9,7 @@ const MINUTE = 60 * SECOND
 const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
 
-describe('relative time (spec section 9)', () => {
+describe('relative time', () => {
   test('under 60 seconds: Just now', () => {
     expect(relativeTime(ago(0), now)).toBe('Just now')
     expect(relativeTime(ago(59 * SECOND), now)).toBe('Just now')

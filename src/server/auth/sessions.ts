@@ -6,7 +6,7 @@ import { addSeconds } from '~server/clock'
 import { generateToken, hashToken } from './secure-token'
 
 /**
- * Sessions and their refresh tokens (contract section 3). A refresh token is used once: using it
+ * Sessions and their refresh tokens. A refresh token is used once: using it
  * marks it rotated and issues its successor. A rotated token presented again within the grace
  * period (parallel tabs refreshing together) gets a successor too; after that it is treated as
  * stolen and the whole session dies.

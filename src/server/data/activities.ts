@@ -6,7 +6,7 @@ import type { Database } from '~server/db/types'
  * The activity log's writer. Every change calls it inside the transaction that makes the change,
  * so a change and its entry are committed together or not at all. Entries are never edited.
  *
- * `kind` is the filter group an entry belongs to (the spec's filter values); the text begins with
+ * `kind` is the filter group an entry belongs to (the activity filter's values); the text begins with
  * the word its badge shows ("Logged in", "Updated profile", "Deleted user ...").
  */
 export type ActivityKind = Exclude<ActivityFilter, 'all'> | 'other'

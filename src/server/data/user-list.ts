@@ -8,7 +8,7 @@ import { type UserRecord, userColumns } from './users'
 /**
  * The admin's user list: newest first, filtered by role and status, searched by name or e-mail.
  *
- * A search matches anywhere in the name or e-mail, case-insensitively (contract section 2). Terms
+ * A search matches anywhere in the name or e-mail, case-insensitively. Terms
  * with three letters or digits in a row use the trigram index; shorter ones, when rare, the index
  * of characters and character pairs (migration 0005, docs/decisions/0102).
  */

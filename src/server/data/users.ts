@@ -4,7 +4,7 @@ import { runNamedStatement } from '~server/db/prepared'
 import type { Database, UsersTable } from '~server/db/types'
 
 /**
- * Data access for users. Rows become the spec's user object in `toUser` and nowhere else; the
+ * Data access for users. Rows become the API's user object in `toUser` and nowhere else; the
  * columns selected for output never include the password hash.
  */
 

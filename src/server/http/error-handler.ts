@@ -8,7 +8,7 @@ import { type FieldError, HttpError } from './errors'
 import { SECURITY_HEADERS } from './security-headers'
 
 /**
- * The one place that turns failures into the contract's envelope. 4xx answers say what was wrong;
+ * The one place that turns failures into the API's failure envelope. 4xx answers say what was wrong;
  * a 5xx says only that something failed, with the request id, and the details go to the log.
  */
 export function registerErrorHandler(app: FastifyInstance): void {

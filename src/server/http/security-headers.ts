@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import helmet from 'helmet'
 
 /**
- * The contract's headers: a strict CSP (no inline script at all: the theme is set by a small
+ * The security headers (docs/security.md): a strict CSP (no inline script at all: the theme is set by a small
  * same-origin script), no framing, no sniffing, a strict referrer policy, and `no-store` on every
  * API answer so tokens and personal data never sit in a shared or browser cache.
  */

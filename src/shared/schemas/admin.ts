@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { ROLES, STATUSES } from '../constants'
 import { emailField, nameField, phoneField } from './fields'
 
-/** An admin's edit of a user: only the fields that changed are sent (spec section 5 notes). */
+/** An admin's edit of a user: only the fields that changed are sent. */
 export const adminUpdateUserSchema = z
   .strictObject({
     name: nameField.optional(),
@@ -14,7 +14,7 @@ export const adminUpdateUserSchema = z
   .refine((value) => Object.values(value).some((field) => field !== undefined), { error: 'Nothing to update' })
 export type AdminUpdateUserInput = z.input<typeof adminUpdateUserSchema>
 
-/** The spec's edit and delete rules, as the messages both the dialog and the server use. */
+/** The admin's edit and delete rules, as the messages both the dialog and the server use. */
 export const adminRuleMessages = {
   noSelfEdit: 'Admins cannot edit their own account to prevent accidental privilege loss',
   noEditOtherAdmins: 'You cannot edit other admin users',

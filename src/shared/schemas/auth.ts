@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { checkNewPassword, emailField, loginPasswordField, messages, nameField, newPasswordField, phoneField } from './fields'
 
-/** Request bodies of the authentication calls (spec section 7), strict: unknown fields are refused. */
+/** Request bodies of the authentication calls, strict: unknown fields are refused. */
 
 export const registerSchema = z
   .strictObject({
@@ -23,7 +23,7 @@ export type LoginInput = z.input<typeof loginSchema>
 export const emailOnlySchema = z.strictObject({ email: emailField })
 export type EmailOnlyInput = z.input<typeof emailOnlySchema>
 
-/** Resend verification: the spec's own message when the address is missing. */
+/** Resend verification: its own message when the address is missing. */
 export const resendVerificationSchema = z.strictObject({
   email: z
     .string({ error: messages.resendEmailRequired })

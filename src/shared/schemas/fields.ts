@@ -3,8 +3,9 @@ import { EMAIL_MAX, NAME_MAX, NAME_MIN, PASSWORD_MAX, PASSWORD_MIN, PHONE_MAX } 
 import { passwordPolicyProblem } from '../password-policy'
 
 /**
- * Field schemas shared by the browser forms and the server. Their messages are the spec's
- * section 5 texts; a message not in the spec (length caps, blocklist) is the contract's rule.
+ * Field schemas shared by the browser forms and the server, with the messages users see, written
+ * once: the product's own validation texts, and ours for the rules it adds (length caps, the
+ * password blocklist of `password-policy.ts`).
  */
 
 export const messages = {
@@ -46,7 +47,7 @@ export const nameField = z
   .regex(/^[^\p{Cc}]*$/u, { error: messages.nameControl })
 
 /**
- * Optional phone: empty means none. No format rule (spec section 5: "no other rule"), so
+ * Optional phone: empty means none. No format rule, so
  * extensions and local notations are kept as typed; only a length cap and no control characters.
  */
 export const phoneField = z

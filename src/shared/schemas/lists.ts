@@ -5,7 +5,7 @@ import { paginationSchema, userSchema } from './user'
 /**
  * Query strings of the list calls and the shapes of their answers. `page` and `limit` must be
  * positive integers (a 400 otherwise); a larger `limit` than 100 is answered with 100. Role and
- * status filters take the spec's values; `all` or nothing means no filter. Pages start no further
+ * status filters take the values of ROLES and STATUSES; `all` or nothing means no filter. Pages start no further
  * than LIST_OFFSET_MAX entries in (each page skipped is work for the database); past that, narrow
  * the search or the filters.
  */
@@ -45,14 +45,14 @@ const pageFields = (defaultLimit: number) => ({
     .transform((value) => Math.min(value, PAGE_LIMIT_MAX)),
 })
 
-/** Page and limit of the activity lists (20 a page by default, spec section 9). */
+/** Page and limit of the activity lists: 20 a page by default. */
 export const pageQuery = pageFields(PAGE_SIZE_ACTIVITY)
 
 const notTooDeep = (value: { page: number; limit: number }, ctx: z.RefinementCtx) => {
   if ((value.page - 1) * value.limit > LIST_OFFSET_MAX) ctx.addIssue({ code: 'custom', path: ['page'], message: pageTooDeepMessage })
 }
 
-/** The admin's user list: 10 a page by default (spec section 9). */
+/** The admin's user list: 10 a page by default. */
 export const userListQuerySchema = z
   .strictObject({
     ...pageFields(PAGE_SIZE_USERS),

@@ -3,7 +3,7 @@ import { PICTURE_MAX_BYTES } from '../constants'
 import { currentPasswordField, messages, nameField, newPasswordField, phoneField } from './fields'
 import { passwordPolicyProblem } from '../password-policy'
 
-/** Profile calls (spec section 7): name and phone, password change, picture. Strict bodies. */
+/** Profile calls: name and phone, password change, picture. Strict bodies. */
 
 export const updateProfileSchema = z.strictObject({
   name: nameField.optional(),

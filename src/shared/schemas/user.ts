@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ROLES, STATUSES } from '../constants'
 
-/** The user object as every answer carries it: exactly the spec's fields, nothing about credentials. */
+/** The user object as every answer carries it: exactly these fields, nothing about credentials. */
 export const userSchema = z.object({
   id: z.string(),
   name: z.string(),

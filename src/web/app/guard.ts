@@ -3,7 +3,7 @@ import { accountStatusPath, paths, verifyEmailPath } from '~web/config/paths'
 import type { SessionView } from '~web/lib/session'
 
 /**
- * The guarded page flow of spec section 4, in its order:
+ * The guarded page flow, in its order:
  * 1 loading, 2 signed out, 3 e-mail not verified, 4 admin-only page, 5 role not allowed,
  * 6 account not ACTIVE, 7 the page.
  */

@@ -6,7 +6,7 @@ import type { RouteHandle } from './require-access'
 import { RouteError } from './route-error'
 
 /**
- * The route table (spec section 2). Every page is its own chunk, loaded when first opened. The
+ * The route table. Every page is its own chunk, loaded when first opened. The
  * signed-in pages sit under one layout route whose guard reads each page's `handle.page` in the
  * shared permission table.
  */

@@ -3,7 +3,7 @@ import { TOAST_LIMIT } from '~shared/constants'
 import { useI18n } from '~web/lib/i18n'
 import { useSettings } from '~web/lib/settings'
 
-/** Toasts top-right, at most 20 at once (spec section 9), in the app's theme. */
+/** Toasts top-right, at most 20 at once, in the app's theme. */
 export function AppToaster() {
   const { theme } = useSettings()
   const { t } = useI18n()

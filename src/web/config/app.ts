@@ -10,7 +10,7 @@ export const SUPPORT_EMAIL: string =
 /** localStorage key of the browser-only settings; public/theme.js reads the same key. */
 export const SETTINGS_STORAGE_KEY = 'accounts.settings'
 
-/** localStorage key of the CSRF token (the spec leaves it unnamed). */
+/** localStorage key of the CSRF token. */
 export const CSRF_STORAGE_KEY = 'csrfToken'
 
 /** Name of the Web Lock that lets one tab at a time refresh the session. */

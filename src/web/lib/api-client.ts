@@ -5,7 +5,7 @@ import { ApiError, type BlockedState, blockedStateOf, failureCodeOf, type FieldE
 import { browserRefreshLock, type RefreshLock } from './refresh-lock'
 
 /**
- * The one way the web app talks to /api (spec section 7, contract section 2): bearer token,
+ * The one way the web app talks to /api: bearer token,
  * CSRF header on writes, a 10 s timeout, the envelope unwrapped into data or an ApiError, and on
  * a 401 one refresh of the session and one retry. Refreshes are single-flight inside a tab and,
  * through the refresh lock, across tabs: a tab that waited for the lock re-reads the stored

@@ -2,7 +2,7 @@ import type { Tokens, User } from '~shared/schemas/user'
 import { CSRF_STORAGE_KEY } from '~web/config/app'
 
 /**
- * The session as the browser keeps it (spec section 3): `accessToken`, `refreshToken` and `user`
+ * The session as the browser keeps it: `accessToken`, `refreshToken` and `user`
  * in localStorage, plus the CSRF token. Every tab reads the same store, so a refresh or a sign-out
  * in one tab is seen by the others.
  */

@@ -4,7 +4,7 @@ import { type FailureCode, isApiError } from './failures'
 
 /**
  * Forms, validated with the shared zod schemas: the very ones the server uses, so the messages
- * under the fields are the spec's. Inputs are uncontrolled (read on submit); after a first
+ * under the fields are the shared schemas'. Inputs are uncontrolled (read on submit); after a first
  * submit, every change re-validates. The schema (and zod) load when the form is first focused,
  * which keeps them out of the sign-in page's first load (docs/decisions/0202-own-form-hook.md).
  */

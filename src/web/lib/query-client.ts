@@ -2,7 +2,7 @@ import { QueryCache, QueryClient } from '@tanstack/react-query'
 import { toastFailure } from './failures'
 import { t } from './i18n'
 
-/** Data queries retry once and do not refetch on window focus (spec section 7); failures toast. */
+/** Data queries retry once and do not refetch on window focus; failures toast. */
 export function createQueryClient(): QueryClient {
   return new QueryClient({
     defaultOptions: {

@@ -5,7 +5,7 @@ import { type AuthStorage, SESSION_KEYS, authStorage } from './auth-storage'
 import { type BlockedState, blockedStateOf, isApiError } from './failures'
 
 /**
- * Who is signed in (spec section 4, "Session"). On start, a stored access token loads the current
+ * Who is signed in. On start, a stored access token loads the current
  * user; "authenticated" means a loaded user and a stored access token. Every tab shares the
  * stored session: signing in or out in one tab is seen by the others through `storage` events.
  */

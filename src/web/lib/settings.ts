@@ -4,7 +4,7 @@ import { SETTINGS_STORAGE_KEY } from '~web/config/app'
 import { browserStore, type KeyValueStore } from './auth-storage'
 import { isLanguage } from './i18n'
 
-/** The settings page's preferences (spec sections 3 and 4), kept in this browser only. */
+/** The settings page's preferences, kept in this browser only. */
 
 export const THEMES = ['system', 'light', 'dark'] as const
 export type Theme = (typeof THEMES)[number]

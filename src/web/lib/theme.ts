@@ -1,7 +1,7 @@
 import type { Theme } from './settings'
 
 /**
- * Light, dark or the system's choice (spec section 4). public/theme.js applies the saved theme
+ * Light, dark or the system's choice. public/theme.js applies the saved theme
  * before the first paint; this module keeps it right afterwards, also when the system switches.
  */
 const DARK_QUERY = '(prefers-color-scheme: dark)'

@@ -2,7 +2,7 @@ import type { Language } from '~shared/constants'
 import { currentLanguage, t } from './i18n'
 
 /**
- * Dates and relative times in the chosen language (spec section 9): under a minute "Just now",
+ * Dates and relative times in the chosen language: under a minute "Just now",
  * then minutes, hours, days under 30, then months.
  */
 

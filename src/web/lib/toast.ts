@@ -1,7 +1,7 @@
 import { TOAST_ERROR_MS, TOAST_SUCCESS_MS } from '~shared/constants'
 
 /**
- * Toasts (spec section 9: success 2 s, error 4 s, loading until dismissed). The toast library is
+ * Toasts: success 2 s, error 4 s, loading until dismissed. The toast library is
  * loaded on first use, after the page has rendered, so it is not part of the sign-in page's
  * first load; toasts raised before the toaster mounts are shown as soon as it does.
  */

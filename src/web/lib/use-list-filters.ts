@@ -3,7 +3,7 @@ import { useDebouncedValue } from './use-debounced-value'
 
 /**
  * Search, filters and page of a list. The search is debounced (500 ms) before it reaches the
- * query; any change of search or filter goes back to page 1 (spec section 4).
+ * query; any change of search or filter goes back to page 1.
  */
 export function useListFilters<F extends Record<string, string>>(initialFilters: F) {
   const [search, setSearchText] = useState('')

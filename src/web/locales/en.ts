@@ -1,5 +1,5 @@
 /**
- * English texts of the web app: the spec's exact texts where it gives them. fr.ts, es.ts and de.ts
+ * English texts of the web app: the product's exact texts. fr.ts, es.ts and de.ts
  * have the same shape (the compiler checks it). `messages` translates texts written in English in
  * src/shared or by the server, keyed by that English text; English needs none.
  */

@@ -3,7 +3,7 @@ import { expect } from 'vitest'
 import { STRONG_PASSWORD, type TestApp, uniqueEmail } from '../../support/test-app'
 
 /**
- * What the authentication stories share: reading the contract's failure envelope, reading the
+ * What the authentication stories share: reading the API's failure envelope, reading the
  * mail a user received and the link in it, and registering a visitor the way the web app does.
  */
 
@@ -14,7 +14,7 @@ export interface FieldMessage {
   message: string
 }
 
-/** A failure answer exactly as the contract writes it: `{ success, message, code, errors?, requestId }`. */
+/** A failure answer exactly as the API writes it: `{ success, message, code, errors?, requestId }`. */
 export function expectFailure(response: LightMyRequestResponse, status: number, code: string, message?: string) {
   expect(response.statusCode, response.body).toBe(status)
   expect(response.headers['content-type']).toMatch(/^application\/json/)
@@ -31,7 +31,7 @@ export function expectFailure(response: LightMyRequestResponse, status: number, 
   return body as { success: false; message: string; code: string; errors?: FieldMessage[]; requestId: string }
 }
 
-/** A 400 naming the field and the spec's message for it (among possibly other field messages). */
+/** A 400 naming the field and the message for it (among possibly other field messages). */
 export function expectFieldError(response: LightMyRequestResponse, field: string, message: string) {
   const body = expectFailure(response, 400, 'VALIDATION_ERROR')
   expect(body.errors).toEqual(expect.arrayContaining([{ field, message }]))

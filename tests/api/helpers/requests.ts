@@ -27,7 +27,7 @@ export async function countWhere(t: TestApp, table: 'activities' | 'users' | 'pi
   return Number((await query.executeTakeFirstOrThrow()).n)
 }
 
-/** A failure answer in the contract's envelope, with its status, code and message. */
+/** A failure answer in the API's envelope, with its status, code and message. */
 export function expectFailure(response: LightMyRequestResponse, status: number, message?: string, code?: string) {
   expect(response.statusCode, response.body).toBe(status)
   const body = response.json()

@@ -7,7 +7,7 @@ import { useTestApp, type TestApp } from '../../support/test-app'
  * against the real app: a model predicts every answer (sign in, refresh with the newest or an
  * older token, time passing, a signed-in call, logout), and the server must agree each step.
  *
- * Rules modelled (contract section 3): a refresh token works once; a used token presented again
+ * Rules modelled: a refresh token works once; a used token presented again
  * within 10 s gets a successor too; after that the whole session dies; an access token lives
  * ACCESS_TOKEN_TTL seconds; logout ends the session at once.
  */

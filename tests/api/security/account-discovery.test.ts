@@ -219,7 +219,7 @@ describe('a password far too long', () => {
       await t.request('POST', `/api/auth/reset-password/${'A'.repeat(43)}`, { body: { password: huge, confirmPassword: huge }, remoteAddress: from(2) }),
       await as(t, user).put('/api/users/change-password', { currentPassword: huge, newPassword: STRONG_PASSWORD, confirmPassword: STRONG_PASSWORD }),
       await as(t, user).put('/api/users/change-password', { currentPassword: STRONG_PASSWORD, newPassword: huge, confirmPassword: huge }),
-      // 129 characters: one over the contract's cap.
+      // 129 characters: one over the password cap.
       await t.request('POST', '/api/auth/register', {
         body: { name: 'Long Password', email: uniqueEmail('long'), password: `Aa1!${'x'.repeat(125)}`, confirmPassword: `Aa1!${'x'.repeat(125)}` },
         remoteAddress: from(3),

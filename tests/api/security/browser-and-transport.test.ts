@@ -141,7 +141,7 @@ describe('bodies that are not JSON', () => {
   })
 })
 
-/** The contract's headers, checked on one answer. */
+/** The security headers, checked on one answer. */
 function expectStrictHeaders(response: LightMyRequestResponse, label: string) {
   const csp = String(response.headers['content-security-policy'] ?? '')
   const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]))

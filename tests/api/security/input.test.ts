@@ -7,7 +7,7 @@ import { ALL_ENDPOINTS, BODILESS_POSTS, BODY_ENDPOINTS, type BodyEndpoint, type 
 /**
  * Input (checklist: V1, V2, V15). Every endpoint that takes a body gets the same hostile bodies,
  * every list gets the same hostile queries, every e-mail field the same hostile addresses: the
- * answer is a 4xx with the contract's envelope, never a 5xx and never a hang, and nothing leaks
+ * answer is a 4xx with the API's envelope, never a 5xx and never a hang, and nothing leaks
  * into the process or the database. The endpoint list comes from the permission table.
  */
 

@@ -127,7 +127,7 @@ export function toast(page: Page, text: string | RegExp): Locator {
   return page.getByRole('region', { name: /^Accounts/ }).getByRole('listitem').filter({ hasText: text }).first()
 }
 
-/** The values of the browser storage keys that hold the session (spec section 3). */
+/** The values of the browser storage keys that hold the session. */
 export async function storedSession(page: Page): Promise<Record<'accessToken' | 'refreshToken' | 'user' | 'csrfToken', string | null>> {
   return page.evaluate(() => ({
     accessToken: localStorage.getItem('accessToken'),

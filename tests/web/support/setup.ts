@@ -40,7 +40,7 @@ Element.prototype.hasPointerCapture ??= () => false
 Element.prototype.releasePointerCapture ??= () => {}
 Element.prototype.setPointerCapture ??= () => {}
 
-// Queries retry once (the spec), without waiting between attempts in tests.
+// Queries retry once, without waiting between attempts in tests.
 queryClient.setDefaultOptions({ queries: { retry: 1, retryDelay: 0, refetchOnWindowFocus: false }, mutations: { retry: false } })
 
 let consoleErrors: unknown[][] = []

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely'
 
 /**
  * The admin's user search matches anywhere in the name or e-mail for every term, short ones
- * included (contract section 2). Terms with three letters or digits in a row use the trigram
+ * included. Terms with three letters or digits in a row use the trigram
  * index; shorter ones ("jo", "é", ".o", "a s") have no trigram to look up. For them, every user's
  * search text is indexed by its single characters and its pairs of characters: a text can contain
  * a term only if it has all the term's pairs (or its one character), which the index answers at

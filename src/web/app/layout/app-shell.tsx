@@ -13,7 +13,7 @@ import { SideMenu } from './side-menu'
 import { UserMenu } from './user-menu'
 
 /**
- * The signed-in frame (spec section 2, "Layout"): top bar, side menu (a fixed column on wide
+ * The signed-in frame: top bar, side menu (a fixed column on wide
  * screens, a slide-in sheet on small ones) and the main area.
  */
 export function AppShell({ user, children }: { user: User; children: ReactNode }) {

@@ -6,7 +6,7 @@ import { QueryProvider } from '../query-provider'
 import { AppShell } from './app-shell'
 
 /**
- * /debug is public in the route table and listed for any signed-in user too (spec section 2):
+ * /debug is public in the route table and listed for any signed-in user too:
  * it opens for everyone, bare when signed out, inside the usual frame when signed in, and it
  * never redirects, so it can show a broken session as it is.
  */

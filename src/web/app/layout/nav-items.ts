@@ -13,7 +13,7 @@ import { type GuardedPage, PAGE_ACCESS, roleMayAccess } from '~shared/permission
 import { paths } from '~web/config/paths'
 import type { TranslationKey } from '~web/lib/i18n'
 
-/** The side menu (spec section 2); who sees an item comes from the shared permission table. */
+/** The side menu; who sees an item comes from the shared permission table. */
 export interface NavItem {
   to: GuardedPage
   label: TranslationKey

@@ -34,7 +34,7 @@ interface SampleStatusPageProps<Item extends { id: string; status: Status }, Sta
 }
 
 /**
- * The staff dashboards' sample data (spec: hard-coded lists, no server calls): a searchable,
+ * The staff dashboards' sample data (by design: hard-coded lists, no server calls): a searchable,
  * filterable table whose rows' status can be changed from a menu; changes stay in the page.
  */
 export function SampleStatusPage<Item extends { id: string; status: Status }, Status extends string>(props: SampleStatusPageProps<Item, Status>) {

@@ -3,10 +3,10 @@ import { adminRuleMessages } from '~shared/schemas/admin'
 import type { User } from '~shared/schemas/user'
 
 /**
- * The spec's edit and delete rules (section 6) as the reason an action is unavailable, or null
+ * The admin's edit and delete rules as the reason an action is unavailable, or null
  * when it is allowed. The server enforces the same rules; these only explain them up front.
  */
-/** Role options in the spec's order, CLIENT first. */
+/** Role options in the product's order, CLIENT first. */
 export const ROLE_OPTIONS = ['CLIENT', 'DEVELOPER', 'MODERATOR', 'ADMIN'] as const satisfies readonly User['role'][]
 
 type Actor = Pick<User, 'id' | 'role'>
@@ -33,7 +33,7 @@ export function deleteBlockedReason(actor: Actor, target: Target): string | null
 
 export type EditedUser = Required<Pick<User, 'name' | 'email' | 'role' | 'status'>> & { phone?: string | null }
 
-/** Only what changed (spec section 5 notes); an empty object means nothing to send. */
+/** Only what changed; an empty object means nothing to send. */
 export function changedFields(original: User, edited: Partial<EditedUser>): AdminUpdateUserInput {
   const changes: AdminUpdateUserInput = {}
   if (edited.name !== undefined && edited.name !== original.name) changes.name = edited.name

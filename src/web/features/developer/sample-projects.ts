@@ -1,4 +1,4 @@
-/** The developer dashboard's sample projects (spec: hard-coded, no server calls). */
+/** The developer dashboard's sample projects (by design: hard-coded, no server calls). */
 export const PROJECT_STATUSES = ['pending', 'inProgress', 'completed'] as const
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number]
 

@@ -1,4 +1,4 @@
-/** The moderator dashboard's sample comments (spec: hard-coded, changes not persisted). */
+/** The moderator dashboard's sample comments (by design: hard-coded, changes not persisted). */
 export const COMMENT_STATUSES = ['approved', 'pending', 'rejected'] as const
 export type CommentStatus = (typeof COMMENT_STATUSES)[number]
 
