@@ -5,7 +5,7 @@
   var settings = null
   try {
     settings = JSON.parse(window.localStorage.getItem('accounts.settings') || 'null')
-  } catch (error) {
+  } catch (_error) {
     settings = null
   }
   var theme = settings && typeof settings.theme === 'string' ? settings.theme : 'system'

@@ -55,7 +55,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   })
 
   registerErrorHandler(app)
-  await registerSecurityHeaders(app)
+  registerSecurityHeaders(app)
   await app.register(cors, {
     // Only the app's own origin; a foreign Origin is never echoed back.
     origin: [new URL(ctx.config.appUrl).origin],

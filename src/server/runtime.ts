@@ -90,7 +90,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
           console.log(`\n[outbox] "${mail.subject}" to ${mail.to}\n${links.map((l) => `  ${l}`).join('\n')}\n`)
         })
 
-    let jobWorker: JobWorker | undefined
     const ctx: AppContext = {
       config,
       db: database.db,
@@ -102,11 +101,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       limiter,
       jobs,
       lifetimes: { idleSeconds: config.refreshTokenTtl, maxAgeSeconds: config.refreshTokenMaxAge },
-      onJobQueued: () => void jobWorker?.kick(),
+      // The worker is made just below; a change can only be committed once this returns.
+      onJobQueued: () => void jobWorker.kick(),
       log,
     }
-    jobWorker = new JobWorker(database.db, jobs, mailTransport, clock, log, (request, claim) => fulfilAccountRequest(ctx, request, claim))
-    closers.push(() => jobWorker!.stop())
+    const jobWorker = new JobWorker(database.db, jobs, mailTransport, clock, log, (request, claim) => fulfilAccountRequest(ctx, request, claim))
+    closers.push(() => jobWorker.stop())
     if (options.background !== false) {
       jobWorker.start()
       const housekeeping = new Housekeeping(database.db, clock, log)

@@ -36,11 +36,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
  * percent-encoding, a path parameter over the length cap). No hook has run for it, so the
  * headers the hooks would have set are set here.
  */
-export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   void reply.headers(SECURITY_HEADERS).header('Cache-Control', 'no-store').header('X-Request-Id', request.id)
   const status = error.statusCode === 414 ? 414 : 400
   const message = status === 414 ? 'Request path is too long' : 'Request path is not valid'
-  return sendFailure(request, reply, { status, message, code: status === 414 ? 'URI_TOO_LONG' : 'BAD_REQUEST' })
+  void sendFailure(request, reply, { status, message, code: status === 414 ? 'URI_TOO_LONG' : 'BAD_REQUEST' })
 }
 
 /**

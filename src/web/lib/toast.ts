@@ -1,3 +1,4 @@
+import type * as SonnerModule from 'sonner'
 import { TOAST_ERROR_MS, TOAST_SUCCESS_MS } from '~shared/constants'
 
 /**
@@ -5,7 +6,7 @@ import { TOAST_ERROR_MS, TOAST_SUCCESS_MS } from '~shared/constants'
  * loaded on first use, after the page has rendered, so it is not part of the sign-in page's
  * first load; toasts raised before the toaster mounts are shown as soon as it does.
  */
-type Sonner = typeof import('sonner')
+type Sonner = typeof SonnerModule
 
 let loading: Promise<Sonner> | null = null
 let wanted = false

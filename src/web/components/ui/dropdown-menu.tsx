@@ -96,6 +96,9 @@ function Tooltip({ id, anchor, children }: { id: string; anchor: HTMLElement | n
   const ref = useRef<HTMLSpanElement>(null)
   const [mounted, setMounted] = useState(false)
   const [place, setPlace] = useState<CSSProperties>({})
+  // Deliberately a second render: added after the menu's first commit, so that the menu's hiding
+  // of the rest of the page from assistive technology has run and this is not hidden with it.
+  // eslint-disable-next-line react-hooks/set-state-in-effect
   useEffect(() => setMounted(true), [])
   useLayoutEffect(() => {
     const tip = ref.current
