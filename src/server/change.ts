@@ -2,8 +2,7 @@ import type { Transaction } from 'kysely'
 import type { AppContext } from '~server/context'
 import { type ActivityEntry, recordActivity } from '~server/data/activities'
 import type { Database } from '~server/db/types'
-import type { AccountRequest, Job } from '~server/jobs/queue'
-import type { MailMessage } from '~server/mail/templates'
+import type { AccountRequest, Job, MailMessage } from '~server/jobs/queue'
 
 /**
  * The one way to write: a change, the activity entries that record it and the jobs it leaves

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto'
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '~server/db/types'
-import type { MailMessage } from '~server/mail/templates'
 
 /**
  * The job queue: work a change leaves for after its answer, written in the change's own
@@ -13,6 +12,13 @@ import type { MailMessage } from '~server/mail/templates'
  * the worker opens it. The table keeps its first name, `mail_jobs`.
  */
 export type Job = MailMessage | AccountRequest
+
+/** An e-mail as queued: which of the product's e-mails (`mail/templates.ts`), to whom, and its links. */
+export type MailMessage =
+  | { template: 'verify-email'; to: string; name: string; link: string }
+  | { template: 'already-registered'; to: string; name: string; loginLink: string; resetLink: string }
+  | { template: 'reset-password'; to: string; name: string; link: string }
+  | { template: 'password-changed'; to: string; name: string; resetLink: string }
 
 /**
  * "Send me a reset link" and "send me a new verification link", from someone who may or may not

@@ -1,15 +1,11 @@
 import { escapeHtml } from '~server/escape-html'
+import type { MailMessage } from '~server/jobs/queue'
 
 /**
- * The product's e-mails. Each has a plain-text and an HTML part; every link in them was built
- * from APP_URL when the mail was queued, never from the request's Host header.
+ * The product's e-mails, rendered from the messages queued as jobs (`jobs/queue.ts`). Each has a
+ * plain-text and an HTML part; every link in them was built from APP_URL when the mail was
+ * queued, never from the request's Host header.
  */
-
-export type MailMessage =
-  | { template: 'verify-email'; to: string; name: string; link: string }
-  | { template: 'already-registered'; to: string; name: string; loginLink: string; resetLink: string }
-  | { template: 'reset-password'; to: string; name: string; link: string }
-  | { template: 'password-changed'; to: string; name: string; resetLink: string }
 
 export interface RenderedMail {
   to: string
