@@ -1,0 +1,194 @@
+import type { OpenLoopResult } from '../support/open-loop'
+import { type FullSpeedResult, type SearchTiming, type SignInResult, type SignOutResult, median, percentile } from './measures'
+import type { PlanCheck } from './plans'
+import type { System } from './systems'
+
+export interface PeersResults {
+  machine: string
+  users: number
+  seedSeconds: number
+  seconds: number
+  repeats: number
+  cookieCacheSeconds: number
+  systems: { ours: System; betterAuth: System; joined: System; cookieCache: System }
+  signIns: Map<System, SignInResult>
+  atRate: Map<System, OpenLoopResult[]>
+  fullSpeed: Map<System, FullSpeedResult>
+  signOuts: Map<System, SignOutResult>
+  searched: SearchTiming[]
+  shortTerms: string[]
+  plans: PlanCheck[]
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const ms = (n: number) => fmt(n, n < 10 ? 2 : 1)
+/** How many times better Accounts does: for a rate ours/theirs, for a time theirs/ours. */
+const faster = (ours: number, theirs: number) => `${fmt(ours / theirs, 2)}×`
+const slower = (ours: number, theirs: number) => `${fmt(theirs / ours, 2)}×`
+const table = (header: string[], rows: string[][]) => [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)]
+
+/** The median run of an open-loop series, by p99 (as bench/auth.ts judges GET /auth/me). */
+function medianRun(runs: OpenLoopResult[]): OpenLoopResult {
+  return [...runs].sort((a, b) => a.latency.p99 - b.latency.p99)[Math.floor(runs.length / 2)]!
+}
+
+export function report(r: PeersResults): string {
+  const { ours, betterAuth, joined, cookieCache } = r.systems
+  const sessionSystems = [ours, betterAuth, joined, cookieCache]
+  const signInOurs = r.signIns.get(ours)!
+  const signInTheirs = r.signIns.get(betterAuth)!
+
+  const rateRows = sessionSystems.map((system) => {
+    const runs = r.atRate.get(system)!
+    const run = medianRun(runs)
+    const reference = medianRun(r.atRate.get(ours)!)
+    const failures = runs.reduce((total, one) => total + one.non2xx + one.errors, 0)
+    return [
+      system.name,
+      fmt(run.answeredPerSecond),
+      `${ms(run.latency.p50)} / ${ms(run.latency.p99)} / ${ms(run.latency.p999)}`,
+      runs.map((one) => ms(one.latency.p99)).join(', '),
+      system === ours ? 'reference' : `${slower(reference.latency.p50, run.latency.p50)} / ${slower(reference.latency.p99, run.latency.p99)}`,
+      String(failures),
+    ]
+  })
+  const fullRows = sessionSystems.map((system) => {
+    const result = r.fullSpeed.get(system)!
+    const reference = r.fullSpeed.get(ours)!
+    return [
+      system.name,
+      fmt(result.perSecond),
+      `${result.p50} / ${result.p99}`,
+      system === ours ? 'reference' : faster(reference.perSecond, result.perSecond),
+      ms(result.cpu.server),
+      ms(result.cpu.database),
+      String(result.failures),
+    ]
+  })
+  const signOutRows = [...r.signOuts].map(([system, result]) => [
+    system.name,
+    `${ms(median(result.signOutMs))} / ${ms(percentile(result.signOutMs, 95))}`,
+    `${result.acceptedBefore} of ${result.attempts}`,
+    `${result.signedOut} of ${result.attempts}`,
+    `${result.attempts - result.acceptedAfter} of ${result.attempts}`,
+  ])
+
+  const searchRows = r.searched.map((timing) => {
+    const o = timing.ms.get(ours)!
+    const t = timing.ms.get(betterAuth)!
+    const a = timing.answer.get(ours)
+    const b = timing.answer.get(betterAuth)
+    const samePage = a && b ? (a.emails.join() === b.emails.join() ? 'same' : 'DIFFERENT') : 'no answer'
+    return [
+      `"${timing.term}"`,
+      r.shortTerms.includes(timing.term) ? 'short' : 'long',
+      `${ms(median(o))} / ${ms(percentile(o, 95))}`,
+      `${ms(median(t))} / ${ms(percentile(t, 95))}`,
+      slower(percentile(o, 95), percentile(t, 95)),
+      `${a ? fmt(a.total) : '-'} / ${b ? fmt(b.total) : '-'}`,
+      samePage,
+      String(timing.failures),
+    ]
+  })
+  const groupP95 = (system: System, short: boolean) =>
+    percentile(
+      r.searched.filter((timing) => r.shortTerms.includes(timing.term) === short).flatMap((timing) => timing.ms.get(system)!),
+      95,
+    )
+
+  const planRows = r.plans.map((plan) => [
+    plan.system,
+    plan.what,
+    plan.named ? 'named' : 'unnamed',
+    `\`${plan.customPlan}\``,
+    plan.namedPlan === plan.customPlan ? 'same' : `\`${plan.namedPlan}\``,
+    plan.namedIsGeneric ? 'generic' : 'custom',
+    `${ms(plan.unnamedMs)} / ${ms(plan.namedMs)}`,
+  ])
+  const statementsOf = (system: string, what: string) => r.plans.filter((plan) => plan.system === system && plan.what === what).length
+
+  const summary = table(
+    ['Measure', ours.name, betterAuth.name, `${ours.name} vs ${betterAuth.name}`],
+    [
+      ['Sign-ins per second (16 connections)', fmt(signInOurs.perSecond, 1), fmt(signInTheirs.perSecond, 1), faster(signInOurs.perSecond, signInTheirs.perSecond)],
+      ['Session check at 1,000/s, p50 / p99 (median of 3 runs), ms', ...pair(r, ours, betterAuth)],
+      ['Session check at full speed, answers/s', fmt(r.fullSpeed.get(ours)!.perSecond), fmt(r.fullSpeed.get(betterAuth)!.perSecond), faster(r.fullSpeed.get(ours)!.perSecond, r.fullSpeed.get(betterAuth)!.perSecond)],
+      [
+        'Old session refused right after sign-out',
+        `${refused(r.signOuts.get(ours)!)}`,
+        `${refused(r.signOuts.get(betterAuth)!)} (cookie cache: ${refused(r.signOuts.get(cookieCache)!)})`,
+        '',
+      ],
+      ['User search p95, short terms, ms', ms(groupP95(ours, true)), ms(groupP95(betterAuth, true)), slower(groupP95(ours, true), groupP95(betterAuth, true))],
+      ['User search p95, long terms, ms', ms(groupP95(ours, false)), ms(groupP95(betterAuth, false)), slower(groupP95(ours, false), groupP95(betterAuth, false))],
+    ],
+  )
+
+  return [
+    '# Side by side: Accounts and Better Auth',
+    '',
+    `Run by \`npm run bench -- peers\` on ${new Date().toISOString().slice(0, 10)}: ${r.machine}.`,
+    `Both on the same PostgreSQL server, each in a database of its own holding the same ${fmt(r.users)} users (plus 301 bench`,
+    `accounts; seeding and copying took ${fmt(r.seedSeconds)} s); each a real HTTP server in its own process, driven by the same`,
+    'client in the benchmark process; the systems take turns within every measure.',
+    '',
+    'Ratios read "how many times better Accounts does": above 1 Accounts is ahead, below 1 behind.',
+    '',
+    ...summary,
+    '',
+    '## Sign-in',
+    '',
+    ...table(
+      ['System', 'Sign-ins/s', 'p50 / p99 (slowest round), ms', 'Server CPU per sign-in, ms', 'Its PostgreSQL backends\' CPU per sign-in, ms', 'Failures'],
+      [ours, betterAuth].map((system) => {
+        const result = r.signIns.get(system)!
+        return [system.name, fmt(result.perSecond, 1), `${result.p50} / ${result.p99}`, ms(result.cpu.server), ms(result.cpu.database), String(result.failures)]
+      }),
+    ),
+    '',
+    '## Session check',
+    '',
+    `Sent evenly at 1,000 per second (\`bench/support/open-loop.ts\`, latency from when each request was due), ${fmt(r.seconds / 2)} s per run, three runs each:`,
+    '',
+    ...table(['System', 'Answered/s (median run)', 'p50 / p99 / p99.9 (median run), ms', 'p99 of each run, ms', 'Accounts better by (p50 / p99)', 'Failures'], rateRows),
+    '',
+    `At full speed (autocannon, 20 connections each with a session of its own), three turns of ${fmt(r.seconds / 3, 1)} s each:`,
+    '',
+    ...table(['System', 'Answers/s', 'p50 / p99 (median turn), ms', 'Accounts better by', 'Server CPU per answer, ms', 'Its PostgreSQL backends\' CPU per answer, ms', 'Failures'], fullRows),
+    '',
+    '## Sign-out',
+    '',
+    'Sign in, check the session, sign out, and check the same session again with what the client held before',
+    'signing out (its access token; its cookies). The systems take turns request by request.',
+    '',
+    ...table(['System', 'Sign-out p50 / p95, ms', 'Session let through before', 'Signed out', 'Old session refused after'], signOutRows),
+    '',
+    '## User search',
+    '',
+    `The admin's search, page 1 of 10 users, newest first; ${r.repeats} runs of each term on each system, one request at a time,`,
+    'the systems taking turns request by request. "Same page" compares the ten users each answered; totals are',
+    "Accounts' (exact up to 1,000, the planner's estimate beyond: docs/decisions/0103) and Better Auth's (an exact count).",
+    '',
+    ...table(['Term', 'Kind', `${ours.name} p50 / p95, ms`, `${betterAuth.name} p50 / p95, ms`, 'Accounts better by (p95)', 'Totals', 'Same page', 'Failures'], searchRows),
+    '',
+    '## Query plans under repetition',
+    '',
+    'Every statement each system sends for these requests, run 10 times as the system sends it and 10 times as a',
+    'named statement on one connection. "As sent": named statements may switch to a generic plan after five runs;',
+    'unnamed ones are planned with their values every time. The plan after 10 named runs shows what a named',
+    'statement would settle on; the times are the median of the last 5 runs, ms.',
+    '',
+    ...table(['System', 'Request', 'As sent', 'Plan with its values', 'Plan after 10 named runs', 'Named plan is', 'Unnamed / named, ms'], planRows),
+    '',
+    `Statements per request: Accounts' session check ${statementsOf('Accounts', 'session check')}, Better Auth's ${statementsOf('Better Auth', 'session check')};`,
+    `a search: Accounts ${statementsOf('Accounts', `search "${r.searched[0]!.term}"`)} ("${r.searched[0]!.term}"), Better Auth ${statementsOf('Better Auth', `search "${r.searched[0]!.term}"`)}.`,
+  ].join('\n')
+}
+
+function pair(r: PeersResults, ours: System, theirs: System): [string, string, string] {
+  const a = medianRun(r.atRate.get(ours)!)
+  const b = medianRun(r.atRate.get(theirs)!)
+  return [`${ms(a.latency.p50)} / ${ms(a.latency.p99)}`, `${ms(b.latency.p50)} / ${ms(b.latency.p99)}`, `${slower(a.latency.p50, b.latency.p50)} / ${slower(a.latency.p99, b.latency.p99)}`]
+}
+
+const refused = (result: SignOutResult) => `${result.attempts - result.acceptedAfter} of ${result.attempts}`
