@@ -95,7 +95,7 @@ async function copyUsers(ours: string, target: pg.Pool, log: (line: string) => v
         [rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.email), rows.map((r) => r.verified), rows.map((r) => r.admin), rows.map((r) => r.banned), rows.map((r) => r.created_at), rows.map((r) => r.updated_at)],
       )
       copied += rows.length
-      if (copied % 200_000 < COPY_CHUNK) log(`  better auth users ${copied} (${((Date.now() - started) / 1000).toFixed(0)} s)`)
+      if (rows.length === COPY_CHUNK && copied % 200_000 < COPY_CHUNK) log(`  better auth users ${copied} (${((Date.now() - started) / 1000).toFixed(0)} s)`)
     }
     await source.query('COMMIT')
     log(`  better auth users: ${copied} copied in ${((Date.now() - started) / 1000).toFixed(0)} s`)

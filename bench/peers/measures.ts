@@ -78,10 +78,17 @@ export async function signInThroughput(systems: System[], emails: string[], pass
   )
 }
 
+/**
+ * Sessions signed in afresh for each turn: a client keeps the cookies each answer sets, which
+ * this one does not, so a cookie cache older than its `maxAge` would send every request to the
+ * database and set a new cookie. Fresh sessions keep every turn within the cache's life.
+ */
+export type FreshSessions = (system: System) => Promise<Session[]>
+
 /** The session check sent evenly at `rate` per second (bench/support/open-loop.ts); each run's result. */
-export async function sessionCheckAtRate(systems: System[], sessions: Map<System, Session[]>, rate: number, seconds: number, rounds: number): Promise<Map<System, OpenLoopResult[]>> {
-  const load = (system: System, duration: number) => {
-    const own = sessions.get(system)!
+export async function sessionCheckAtRate(systems: System[], sessions: FreshSessions, rate: number, seconds: number, rounds: number): Promise<Map<System, OpenLoopResult[]>> {
+  const load = async (system: System, duration: number) => {
+    const own = await sessions(system)
     return openLoop({ url: system.url, rate, seconds: duration, connections: 20, request: (n) => system.sessionCheck(own[n % own.length]!) })
   }
   for (const system of systems) await load(system, 3)
@@ -97,9 +104,8 @@ export interface FullSpeedResult {
 }
 
 /** The session check as fast as it is answered: 20 connections, each with a session of its own. */
-export async function sessionCheckFullSpeed(systems: System[], sessions: Map<System, Session[]>, seconds: number, rounds: number): Promise<Map<System, FullSpeedResult>> {
-  const load = (system: System, duration: number) => {
-    const own = sessions.get(system)!
+export async function sessionCheckFullSpeed(systems: System[], sessions: FreshSessions, seconds: number, rounds: number): Promise<Map<System, FullSpeedResult>> {
+  const load = (system: System, own: Session[], duration: number) => {
     let next = 0
     return cannon({
       url: system.url,
@@ -116,8 +122,11 @@ export async function sessionCheckFullSpeed(systems: System[], sessions: Map<Sys
       ],
     })
   }
-  for (const system of systems) await load(system, 2)
-  const runs = await inTurns(systems, rounds, (system) => withCpu(system, () => load(system, seconds / rounds)))
+  for (const system of systems) await load(system, await sessions(system), 2)
+  const runs = await inTurns(systems, rounds, async (system) => {
+    const own = await sessions(system)
+    return withCpu(system, () => load(system, own, seconds / rounds))
+  })
   return new Map(
     [...runs].map(([system, turns]) => [system, turns.map((turn) => turn.result), meanCpu(turns.map((turn) => turn.cpu))] as const).map(([system, parts, cpu]) => [
       system,
