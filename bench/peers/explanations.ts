@@ -18,7 +18,9 @@ export const SIGN_IN_WORK = [
   '  HMAC-SHA256 through WebCrypto. Four statements, each unnamed (parsed and planned on every run); no transaction, no',
   '  activity entry, no refresh token.',
   '- Both spend about 16 ms of CPU on Argon2id per sign-in, two at a time on the two cores, so the ratio stays near 1;',
-  '  the CPU columns show what each spends besides.',
+  '  the CPU columns show what each spends besides. In a profile of Better Auth\'s sign-in (in one process, without HTTP,',
+  '  2026-11-24) node-postgres\'s socket writes took about 1.75 ms of the main thread per sign-in: one write per',
+  '  statement, four statements, and a write costs some 0.4 ms of CPU on this virtual machine; the product sends two.',
 ]
 
 export const SESSION_CHECK_WORK = [
@@ -78,6 +80,9 @@ export const SEARCH_WORK = [
   '  or the name), case-sensitively (`LIKE`, not `ILIKE`: "John" finds no e-mail, and in names "john" no John), and a',
   '  `%` or `_` in the term is a wildcard. In this data every word of a name is in its e-mail, lower-case, so both',
   '  answer the same ten users for these terms ("Same page").',
+  '- The totals differ where the product\'s is an estimate (beyond 1,000 matches). For a common short term the estimate',
+  '  is PostgreSQL\'s default guess for a condition it cannot judge (`strpos(…) > 0`): a third of the table, whatever',
+  '  the term. Better Auth counts exactly, by reading every user.',
 ]
 
 export const PLANS_NOTE = [

@@ -1,3 +1,4 @@
+import os from 'node:os'
 import { hash } from '@node-rs/argon2'
 import { machineLine } from '../support/server'
 import { COOKIE_CACHE_SECONDS } from './better-auth'
@@ -25,8 +26,11 @@ const PASSWORD = 'Bench-Password-42!'
 export const SHORT_TERMS = ['jo', 'e', 'qz']
 export const LONG_TERMS = ['john', 'smith', 'garcia', 'example.org', 'james.smith1', 'nomatchxyz']
 
+const loadAverage = () => os.loadavg().map((n) => n.toFixed(1)).join(', ')
+
 export async function run(): Promise<string> {
   const log = (line: string) => console.log(line)
+  const loadAtStart = loadAverage()
   const passwordHash = await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 })
   console.log(`seeding both databases with ${USERS.toLocaleString('en-US')} users...`)
   const started = Date.now()
@@ -73,6 +77,7 @@ export async function run(): Promise<string> {
 
     return report({
       machine: machineLine(),
+      load: { start: loadAtStart, end: loadAverage() },
       users: USERS,
       seedSeconds,
       seconds: SECONDS,

@@ -6,6 +6,8 @@ import type { System } from './systems'
 
 export interface PeersResults {
   machine: string
+  /** The machine's load average (1, 5, 15 min) when the run started and ended. */
+  load: { start: string; end: string }
   users: number
   seedSeconds: number
   seconds: number
@@ -148,6 +150,8 @@ export function report(r: PeersResults): string {
     `Both on the same PostgreSQL server, each in a database of its own holding the same ${fmt(r.users)} users (plus 301 bench`,
     `accounts; seeding and copying took ${fmt(r.seedSeconds)} s); each a real HTTP server in its own process, driven by the same`,
     'client in the benchmark process; the systems take turns within every measure.',
+    `Load average (1, 5, 15 min) at the start and the end: ${r.load.start}; ${r.load.end}. Other work shares the two cores:`,
+    'the absolute numbers follow it, the ratios (taken in turns) much less.',
     '',
     'Ratios read "how many times better Accounts does": above 1 Accounts is ahead, below 1 behind.',
     '',
