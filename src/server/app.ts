@@ -9,6 +9,9 @@ import { answerClientError, answerFrameworkError, registerErrorHandler } from '.
 import { registerJsonBodyParser } from './http/json-body'
 import { registerSecurityHeaders } from './http/security-headers'
 import { healthRoutes } from './routes/health'
+import { probeRoutes } from './routes/probes'
+import { registerHttpMetrics } from './metrics/http-metrics'
+import { metricsRoutes } from './metrics/metrics-route'
 import { passwordResetRoutes } from './routes/auth/password-reset'
 import { registrationRoutes } from './routes/auth/registration'
 import { sessionRoutes } from './routes/auth/session'
@@ -54,6 +57,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   })
 
   registerErrorHandler(app)
+  registerHttpMetrics(app, ctx.metrics)
   await registerSecurityHeaders(app)
   await app.register(cors, {
     // Only the app's own origin; a foreign Origin is never echoed back.
@@ -68,6 +72,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(
     async (api) => {
       await api.register(healthRoutes(ctx))
+      await api.register(probeRoutes(ctx))
       await api.register(registrationRoutes(ctx))
       await api.register(sessionRoutes(ctx))
       await api.register(passwordResetRoutes(ctx))
@@ -80,6 +85,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     { prefix: '/api' },
   )
 
+  await app.register(metricsRoutes(ctx))
   if (options.outboxPage) await app.register(outboxRoutes(ctx))
   if (options.webDir) await app.register(webRoutes(options.webDir, { supportEmail: ctx.config.supportEmail }))
   return app
