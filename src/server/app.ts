@@ -10,6 +10,8 @@ import { registerJsonBodyParser } from './http/json-body'
 import { registerSecurityHeaders } from './http/security-headers'
 import { healthRoutes } from './routes/health'
 import { probeRoutes } from './routes/probes'
+import { referenceRoutes } from './routes/reference/reference-routes'
+import { registerOpenApi } from './http/openapi'
 import { registerHttpMetrics } from './metrics/http-metrics'
 import { metricsRoutes } from './metrics/metrics-route'
 import { passwordResetRoutes } from './routes/auth/password-reset'
@@ -68,6 +70,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     maxAge: 600,
   })
   registerAuthGuard(app, ctx)
+  await registerOpenApi(app)
 
   await app.register(
     async (api) => {
@@ -81,6 +84,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(activityRoutes(ctx))
       await api.register(adminUserRoutes(ctx))
       await api.register(adminStatsRoutes(ctx))
+      await api.register(referenceRoutes())
     },
     { prefix: '/api' },
   )

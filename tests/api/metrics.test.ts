@@ -130,7 +130,7 @@ describe('metrics', () => {
     const elsewhere = '203.0.113.9'
 
     it('refuses a scraper elsewhere without the token: 401 in the envelope', async () => {
-      for (const headers of [{}, { authorization: 'Bearer wrong-token' }, { authorization: `Basic ${TOKEN}` }, { authorization: `Bearer ${TOKEN}x` }]) {
+      for (const headers of <Record<string, string>[]>[{}, { authorization: 'Bearer wrong-token' }, { authorization: `Basic ${TOKEN}` }, { authorization: `Bearer ${TOKEN}x` }]) {
         const response = await t.request('GET', '/metrics', { remoteAddress: elsewhere, headers })
         expect(response.statusCode).toBe(401)
         expect(response.json()).toMatchObject({ success: false, code: 'UNAUTHORIZED', requestId: expect.any(String) })
@@ -146,7 +146,7 @@ describe('metrics', () => {
     })
 
     it('treats a request a proxy forwarded from loopback as coming from elsewhere', async () => {
-      for (const headers of [{ 'x-forwarded-for': '198.51.100.4' }, { forwarded: 'for=198.51.100.4' }, { 'x-real-ip': '198.51.100.4' }, { 'x-forwarded-for': '127.0.0.1' }]) {
+      for (const headers of <Record<string, string>[]>[{ 'x-forwarded-for': '198.51.100.4' }, { forwarded: 'for=198.51.100.4' }, { 'x-real-ip': '198.51.100.4' }, { 'x-forwarded-for': '127.0.0.1' }]) {
         expect((await t.request('GET', '/metrics', { headers })).statusCode, JSON.stringify(headers)).toBe(401)
       }
       expect((await t.request('GET', '/metrics', { remoteAddress: '::1' })).statusCode).toBe(200)
