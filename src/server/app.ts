@@ -12,6 +12,7 @@ import { healthRoutes } from './routes/health'
 import { probeRoutes } from './routes/probes'
 import { referenceRoutes } from './routes/reference/reference-routes'
 import { registerOpenApi } from './http/openapi'
+import { registerShuttingDown } from './http/shutting-down'
 import { registerHttpMetrics } from './metrics/http-metrics'
 import { metricsRoutes } from './metrics/metrics-route'
 import { passwordResetRoutes } from './routes/auth/password-reset'
@@ -43,7 +44,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     requestIdHeader: false,
     trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // Answered by registerShuttingDown instead, in the envelope.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
     // Requests the router cannot take (a broken %-escape, an over-long path parameter) and
@@ -59,6 +61,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   })
 
   registerErrorHandler(app)
+  registerShuttingDown(app)
   registerHttpMetrics(app, ctx.metrics)
   await registerSecurityHeaders(app)
   await app.register(cors, {
