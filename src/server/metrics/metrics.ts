@@ -5,6 +5,7 @@ import type { PasswordHasher } from '../auth/password'
 import type { Clock } from '../auth/clock'
 import type { Database } from '../db/types'
 import type { MailOutcome } from '../mail/mail-worker'
+import { RequestDurations } from './request-durations'
 import { SIGN_IN_OUTCOMES, type SignInOutcome } from './sign-in-outcome'
 
 /**
@@ -42,9 +43,7 @@ function processMetrics(): client.Registry {
 export class Metrics {
   readonly registry = new client.Registry()
   private sources: MetricsSources | undefined
-  private readonly requestDuration: client.Histogram<'method' | 'route' | 'status_code'>
-  /** Histogram children by "method route status": a Map lookup instead of prom-client hashing labels per request. */
-  private readonly durationChildren = new Map<string, client.Histogram.Internal<'method' | 'route' | 'status_code'>>()
+  private readonly requestDurations = new RequestDurations(DURATION_BUCKETS)
   private readonly signIns: client.Counter<'outcome'>
   private readonly hashRejections: client.Counter
   private readonly mailAttempts: client.Counter<'outcome'>
@@ -53,13 +52,7 @@ export class Metrics {
     processMetrics()
     const registers = [this.registry]
     const sources = () => this.sources
-    this.requestDuration = new client.Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time from receiving a request to sending its answer, by route pattern and status',
-      labelNames: ['method', 'route', 'status_code'],
-      buckets: DURATION_BUCKETS,
-      registers,
-    })
+    this.registry.registerMetric(this.requestDurations as unknown as client.Metric)
     this.signIns = new client.Counter({
       name: 'accounts_sign_ins_total',
       help: 'Answers to POST /api/auth/login, by outcome',
@@ -155,14 +148,8 @@ export class Metrics {
   }
 
   observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`
-    let child = this.durationChildren.get(key)
-    if (!child) {
-      // A request no route took is labelled as such: never its raw URL, which anyone can vary.
-      child = this.requestDuration.labels({ method, route: route ?? 'unmatched', status_code: String(status) })
-      this.durationChildren.set(key, child)
-    }
-    child.observe(seconds)
+    // A request no route took is labelled as such: never its raw URL, which anyone can vary.
+    this.requestDurations.observe(method, route ?? 'unmatched', status, seconds)
   }
 
   countSignIn(outcome: SignInOutcome): void {
