@@ -3,6 +3,7 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../support/server-process'
@@ -29,6 +30,7 @@ import { POSTGRES_URL, postgresMissing } from './services'
  * one stopped: the old password signs in, the old session still works, the picture is served, the
  * queued mail is sent. And every refusal changes nothing.
  */
+const EXIT_WITH_PARENT = fileURLToPath(new URL('../support/exit-with-parent.ts', import.meta.url))
 const missing = await postgresMissing()
 const ADMIN = { email: 'copy.admin@example.com', password: 'Moving-House-2026!' }
 
@@ -39,10 +41,11 @@ interface Run {
 
 /** Runs `npm run db:copy` as the command line does (node and tsx, no npm), with only these settings. */
 function dbCopy(env: Record<string, string>, args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/db-copy.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', EXIT_WITH_PARENT, 'src/server/cli/db-copy.ts', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin: the pipe whose end tells the command that this test run is gone.
+    stdio: ['pipe', 'pipe', 'pipe'],
   })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))

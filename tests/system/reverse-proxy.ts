@@ -3,7 +3,18 @@ import fs from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { freePort, withTimeout } from './server-process'
+
+const EXIT_WITH_PARENT = fileURLToPath(new URL('../support/exit-with-parent.ts', import.meta.url))
+
+/**
+ * nginx runs under a small Node process that ends it (SIGQUIT, its graceful stop) on SIGTERM or
+ * when this test run is gone however it ended (tests/support/exit-with-parent.ts).
+ */
+const SUPERVISOR = `const nginx = require('node:child_process').spawn(process.argv[1], process.argv.slice(2), { stdio: 'inherit' })
+process.on('SIGTERM', () => nginx.kill('SIGQUIT'))
+nginx.on('exit', (code) => process.exit(code ?? 0))`
 
 /**
  * The reverse proxy in front of several server instances: nginx where this machine has it
@@ -65,9 +76,11 @@ async function startNginx(binary: string, upstreams: number[]): Promise<ReverseP
   const port = await freePort()
   fs.writeFileSync(path.join(dir, 'nginx.conf'), nginxConfig(port, upstreams, dir))
   let output = ''
-  const child: ChildProcess = spawn(binary, ['-p', dir, '-e', path.join(dir, 'error.log'), '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const args = ['-p', dir, '-e', path.join(dir, 'error.log'), '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;']
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', '--import', EXIT_WITH_PARENT, '-e', SUPERVISOR, binary, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
   })
+  process.once('exit', () => child.kill('SIGTERM'))
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
