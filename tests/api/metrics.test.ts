@@ -115,6 +115,8 @@ describe('metrics', () => {
   })
 
   it.runIf(onPostgres)('shows the PostgreSQL pool', async () => {
+    // A request that needs the database, so the pool holds a connection (idle ones close after 30 s).
+    expect((await t.request('GET', '/api/health')).statusCode).toBe(200)
     const text = await scrape()
     expect(sample(text, 'accounts_db_pool_connections', { state: 'total' })).toBeGreaterThanOrEqual(1)
     expect(sample(text, 'accounts_db_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(0)
