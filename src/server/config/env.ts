@@ -37,6 +37,7 @@ const envSchema = z.object({
   ADMIN_EMAIL: z.string().optional(),
   ADMIN_PASSWORD: z.string().optional(),
   SUPPORT_EMAIL: z.email().optional(),
+  METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters (e.g. `openssl rand -hex 32`)').optional(),
 })
 
 export interface Config {
@@ -60,6 +61,8 @@ export interface Config {
   adminPassword: string | undefined
   /** Shown to people whose account is suspended or inactive; given to the web app in its page. */
   supportEmail: string | undefined
+  /** Bearer token that opens GET /metrics to a scraper that is not on loopback; unset: loopback only. */
+  metricsToken: string | undefined
 }
 
 export class ConfigError extends Error {}
@@ -105,5 +108,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     adminEmail: env.ADMIN_EMAIL,
     adminPassword: env.ADMIN_PASSWORD,
     supportEmail: env.SUPPORT_EMAIL,
+    metricsToken: env.METRICS_TOKEN,
   }
 }
