@@ -46,7 +46,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/web/**', 'public/**', 'tests/web/**'],
+    // The web app, and the scripts the server hands to browsers (the API reference page's).
+    files: ['src/web/**', 'public/**', 'tests/web/**', 'src/server/routes/reference/*.js'],
     languageOptions: { globals: globals.browser },
   },
   {

@@ -20,6 +20,12 @@ import { adminStatsRoutes } from '~server/routes/admin/stats'
 import { adminUserRoutes } from '~server/routes/admin/users'
 import { profileRoutes } from '~server/routes/profile'
 import { pictureRoutes } from '~server/routes/pictures'
+import { registerHttpMetrics } from '~server/metrics/http-metrics'
+import { metricsRoutes } from '~server/metrics/metrics-route'
+import { registerOpenApi } from '~server/http/openapi'
+import { registerShuttingDown } from '~server/http/shutting-down'
+import { probeRoutes } from '~server/routes/probes'
+import { referenceRoutes } from '~server/routes/reference/reference-routes'
 
 export interface BuildOptions {
   /** Serve the built web app from this folder (production bundle). */
@@ -39,7 +45,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     requestIdHeader: false,
     trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // Answered by registerShuttingDown instead, in the envelope.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
     // Requests the router cannot take (a broken %-escape, an over-long path parameter) and
@@ -55,6 +62,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   })
 
   registerErrorHandler(app)
+  registerShuttingDown(app)
+  registerHttpMetrics(app, ctx.metrics)
   registerSecurityHeaders(app)
   await app.register(cors, {
     // Only the app's own origin; a foreign Origin is never echoed back.
@@ -65,10 +74,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     maxAge: 600,
   })
   registerAuthGuard(app, ctx)
+  await registerOpenApi(app)
 
   await app.register(
     async (api) => {
       await api.register(healthRoutes(ctx))
+      await api.register(probeRoutes(ctx))
       await api.register(registrationRoutes(ctx))
       await api.register(signInRoutes(ctx))
       await api.register(sessionRoutes(ctx))
@@ -78,10 +89,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(activityRoutes(ctx))
       await api.register(adminUserRoutes(ctx))
       await api.register(adminStatsRoutes(ctx))
+      await api.register(referenceRoutes())
     },
     { prefix: '/api' },
   )
 
+  await app.register(metricsRoutes(ctx))
   if (options.outboxPage) await app.register(outboxRoutes(ctx))
   if (options.webDir) await app.register(webRoutes(options.webDir, { supportEmail: ctx.config.supportEmail }))
   return app

@@ -8,6 +8,7 @@ import type { SessionLifetimes } from '~server/auth/sessions'
 import type { Config } from '~server/config/env'
 import type { Database, DatabaseKind } from '~server/db/types'
 import type { JobQueue } from '~server/jobs/queue'
+import type { Metrics } from '~server/metrics/metrics'
 import type { RateLimiter } from '~server/rate-limit/rate-limiter'
 
 /**
@@ -27,5 +28,6 @@ export interface AppContext {
   lifetimes: SessionLifetimes
   /** Called after a change that queued a job has committed (wakes the job worker). */
   onJobQueued: () => void
+  metrics: Metrics
   log: FastifyBaseLogger
 }

@@ -14,6 +14,7 @@ import { fulfilAccountRequest } from '~server/jobs/account-requests'
 import { Housekeeping } from '~server/jobs/housekeeping'
 import { JobQueue } from '~server/jobs/queue'
 import { JobWorker } from '~server/jobs/worker'
+import { Metrics } from '~server/metrics/metrics'
 import { createOutboxTransport, createSmtpTransport, type MailTransport } from '~server/mail/transport'
 import { RateLimiter } from '~server/rate-limit/rate-limiter'
 import { DatabaseRateLimitStore, RedisRateLimitStore } from '~server/rate-limit/stores'
@@ -82,6 +83,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     const limiter = new RateLimiter(store, clock)
     closers.push(() => limiter.close())
 
+    const metrics = new Metrics()
     const jobs = new JobQueue(keys.jobPayload)
     const mailTransport = config.smtpUrl
       ? createSmtpTransport(config.smtpUrl, config.mailFrom)
@@ -95,7 +97,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       db: database.db,
       dbKind: database.kind,
       clock,
-      hasher: new PasswordHasher(),
+      hasher: new PasswordHasher({ onReject: () => metrics.countHashRejection() }),
       accessTokens: new AccessTokens(keys.accessToken, config.accessTokenTtl, clock),
       csrf: new CsrfTokens(keys.csrf),
       limiter,
@@ -103,9 +105,19 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       lifetimes: { idleSeconds: config.refreshTokenTtl, maxAgeSeconds: config.refreshTokenMaxAge },
       // The worker is made just below; a change can only be committed once this returns.
       onJobQueued: () => void jobWorker.kick(),
+      metrics,
       log,
     }
-    const jobWorker = new JobWorker(database.db, jobs, mailTransport, clock, log, (request, claim) => fulfilAccountRequest(ctx, request, claim))
+    metrics.watch({ hasher: ctx.hasher, db: database.db, pool: database.pool, clock })
+    const jobWorker = new JobWorker(
+      database.db,
+      jobs,
+      mailTransport,
+      clock,
+      log,
+      (request, claim) => fulfilAccountRequest(ctx, request, claim),
+      (outcome) => metrics.countMailAttempt(outcome),
+    )
     closers.push(() => jobWorker.stop())
     if (options.background !== false) {
       jobWorker.start()

@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   // 500, 503
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
+  'SHUTTING_DOWN',
 ] as const
 
 export type ErrorCode = (typeof ERROR_CODES)[number]

@@ -25,6 +25,7 @@ describe('configuration', () => {
       adminEmail: undefined,
       adminPassword: undefined,
       supportEmail: undefined,
+      metricsToken: undefined,
     })
   })
 
@@ -48,6 +49,7 @@ describe('configuration', () => {
       ADMIN_EMAIL: 'boss@example.com',
       ADMIN_PASSWORD: 'pw',
       SUPPORT_EMAIL: 'help@example.com',
+      METRICS_TOKEN: 'm'.repeat(32),
       NODE_ENV: '',
     })
     expect(config).toEqual({
@@ -70,6 +72,7 @@ describe('configuration', () => {
       adminEmail: 'boss@example.com',
       adminPassword: 'pw',
       supportEmail: 'help@example.com',
+      metricsToken: 'm'.repeat(32),
     })
   })
 

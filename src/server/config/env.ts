@@ -58,6 +58,8 @@ const SETTINGS = {
   adminPassword: setting('ADMIN_PASSWORD', z.string().optional()),
   /** Shown to people whose account is suspended or inactive; given to the web app in its page. */
   supportEmail: setting('SUPPORT_EMAIL', z.email().optional()),
+  /** Bearer token that opens GET /metrics to a scraper that is not on loopback; unset: loopback only. */
+  metricsToken: setting('METRICS_TOKEN', z.string().min(32, 'must be at least 32 characters (e.g. `openssl rand -hex 32`)').optional()),
 }
 
 type Settings = typeof SETTINGS

@@ -14,11 +14,11 @@ const migrations: Record<string, Migration> = {
   '0005_user_search_anywhere': userSearchAnywhere,
 }
 
-const provider: MigrationProvider = { getMigrations: async () => migrations }
+export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations }
 
 /** Brings the schema up to date. Safe with several instances starting at once (Kysely locks). */
 export async function migrateToLatest<DB>(db: Kysely<DB>): Promise<void> {
-  const migrator = new Migrator({ db, provider })
+  const migrator = new Migrator({ db, provider: migrationProvider })
   const { error, results } = await migrator.migrateToLatest()
   const failed = results?.find((r) => r.status === 'Error')
   if (error || failed) {

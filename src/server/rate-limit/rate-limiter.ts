@@ -14,6 +14,8 @@ export interface RateLimitStore {
   /** Takes one event back (a sign-in that turned out to be the owner's). */
   undo(key: string): Promise<void>
   reset(key: string): Promise<void>
+  /** Rejects when a store of its own (Redis) cannot be reached; the database store has none. */
+  ping?(): Promise<void>
   close(): Promise<void>
 }
 
@@ -41,6 +43,16 @@ export class RateLimiter {
 
   async reset(rule: RateLimitRule, identity: string): Promise<void> {
     await this.store?.reset(keyOf(rule, identity))
+  }
+
+  /** Whether counters live in a store of their own (Redis) that readiness must check. */
+  get hasOwnStore(): boolean {
+    return this.store?.ping !== undefined
+  }
+
+  /** Rejects when that store cannot be reached. */
+  async ping(): Promise<void> {
+    await this.store?.ping?.()
   }
 
   async close(): Promise<void> {

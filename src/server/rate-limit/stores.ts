@@ -70,6 +70,10 @@ export class RedisRateLimitStore implements RateLimitStore {
     await reachable(this.redis.del(this.prefix + key))
   }
 
+  async ping() {
+    await reachable(this.redis.ping())
+  }
+
   async close() {
     this.redis.disconnect()
   }

@@ -8,6 +8,7 @@ import { toUser } from '~server/data/users'
 import { requireAuth } from '~server/http/auth-guard'
 import { envelope, failures, ok } from '~server/http/envelope'
 import { notFound } from '~server/http/errors'
+import { PICTURE_CONTENT_TYPE } from '~server/pictures/encode-picture'
 import { replaceProfilePicture } from '~server/use-cases/replace-profile-picture'
 
 /**
@@ -36,7 +37,15 @@ export function pictureRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get(
       '/users/pictures/:file',
-      { schema: { params: z.object({ file: z.string() }), response: { 200: z.instanceof(Buffer), ...failures(404, 503) } } },
+      {
+        schema: {
+          params: z.object({ file: z.string() }),
+          response: {
+            200: { description: 'The picture', content: { [PICTURE_CONTENT_TYPE]: { schema: z.instanceof(Buffer) } } },
+            ...failures(404, 503),
+          },
+        },
+      },
       async (request, reply) => {
         const { file } = request.params
         const picture = isPictureId(file) ? await findPicture(ctx.db, file) : undefined
