@@ -31,6 +31,9 @@ export interface AccountRequest {
   ip: string
 }
 
+/** How an attempt at sending a queued e-mail ended, as the worker reports it (counted by the metrics). */
+export type MailOutcome = 'sent' | 'retry' | 'given-up'
+
 export const isAccountRequest = (job: Job): job is AccountRequest => 'request' in job
 
 export class JobQueue {

@@ -4,7 +4,7 @@ import { addSeconds, type Clock } from '~server/clock'
 import type { Database } from '~server/db/types'
 import { renderMail } from '~server/mail/templates'
 import type { MailTransport } from '~server/mail/transport'
-import { type AccountRequest, isAccountRequest, type JobQueue } from './queue'
+import { type AccountRequest, isAccountRequest, type JobQueue, type MailOutcome } from './queue'
 
 /**
  * Carries out queued jobs: sends e-mails, and hands account requests to `fulfil`. A job is leased
@@ -13,8 +13,6 @@ import { type AccountRequest, isAccountRequest, type JobQueue } from './queue'
  * is lost. Failures back off and give up after MAX_ATTEMPTS. Several instances share the queue
  * safely (SKIP LOCKED).
  */
-export type MailOutcome = 'sent' | 'retry' | 'given-up'
-
 const LEASE_SECONDS = 60
 const MAX_ATTEMPTS = 8
 const POLL_MS = 2_000

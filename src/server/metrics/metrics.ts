@@ -4,7 +4,7 @@ import client from 'prom-client'
 import type { PasswordHasher } from '~server/auth/password'
 import type { Clock } from '~server/clock'
 import type { Database } from '~server/db/types'
-import type { MailOutcome } from '~server/jobs/worker'
+import type { MailOutcome } from '~server/jobs/queue'
 import { RequestDurations } from './request-durations'
 import { SIGN_IN_OUTCOMES, type SignInOutcome } from './sign-in-outcome'
 
