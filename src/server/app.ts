@@ -6,6 +6,7 @@ import { CSRF_HEADER } from '../shared/constants'
 import type { AppContext } from './context'
 import { registerAuthGuard } from './http/auth-guard'
 import { answerClientError, answerFrameworkError, registerErrorHandler } from './http/error-handler'
+import { registerHostCheck } from './http/host-check'
 import { registerJsonBodyParser } from './http/json-body'
 import { registerSecurityHeaders } from './http/security-headers'
 import { healthRoutes } from './routes/health'
@@ -55,6 +56,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   registerErrorHandler(app)
   await registerSecurityHeaders(app)
+  // Before CORS, the guard and every route: a foreign Host reaches nothing (DNS rebinding).
+  registerHostCheck(app, ctx.config.appUrl)
   await app.register(cors, {
     // Only the app's own origin; a foreign Origin is never echoed back.
     origin: [new URL(ctx.config.appUrl).origin],
