@@ -4,6 +4,7 @@ import type { AccessTokens } from './auth/access-token'
 import type { Clock } from './auth/clock'
 import type { CsrfTokens } from './auth/csrf'
 import type { PasswordHasher } from './auth/password'
+import type { TokenSealer } from './auth/sealed-token'
 import type { SessionLifetimes } from './auth/sessions'
 import type { Config } from './config/env'
 import type { DatabaseKind } from './db/database'
@@ -23,6 +24,8 @@ export interface AppContext {
   hasher: PasswordHasher
   accessTokens: AccessTokens
   csrf: CsrfTokens
+  /** Seals a session's current refresh token for replays within the grace. */
+  refreshTokenSealer: TokenSealer
   limiter: RateLimiter
   mailQueue: MailQueue
   lifetimes: SessionLifetimes

@@ -4,6 +4,7 @@ import { AccessTokens } from './auth/access-token'
 import { type Clock, systemClock } from './auth/clock'
 import { CsrfTokens } from './auth/csrf'
 import { PasswordHasher } from './auth/password'
+import { TokenSealer } from './auth/sealed-token'
 import type { Config } from './config/env'
 import { deriveKeys, loadOrCreateSecret } from './config/secrets'
 import type { AppContext } from './context'
@@ -99,6 +100,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       hasher: new PasswordHasher(),
       accessTokens: new AccessTokens(keys.accessToken, config.accessTokenTtl, clock),
       csrf: new CsrfTokens(keys.csrf),
+      refreshTokenSealer: new TokenSealer(keys.refreshTokenSeal),
       limiter,
       mailQueue,
       lifetimes: { idleSeconds: config.refreshTokenTtl, maxAgeSeconds: config.refreshTokenMaxAge },

@@ -11,6 +11,8 @@ export interface Keys {
   accessToken: Uint8Array
   csrf: Buffer
   mailPayload: Buffer
+  /** Seals a session's current refresh token for replays within the grace (auth/sealed-token.ts). */
+  refreshTokenSeal: Buffer
 }
 
 const MIN_SECRET_BYTES = 32
@@ -45,5 +47,6 @@ export function deriveKeys(secret: Buffer): Keys {
     accessToken: new Uint8Array(derive('accounts access token v1')),
     csrf: derive('accounts csrf token v1'),
     mailPayload: derive('accounts mail payload v1'),
+    refreshTokenSeal: derive('accounts refresh token seal v1'),
   }
 }

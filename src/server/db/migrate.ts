@@ -4,6 +4,7 @@ import * as listsAndPictures from './migrations/0002_lists_and_pictures'
 import * as refreshRotationFunction from './migrations/0003_refresh_rotation_function'
 import * as startSessionFunction from './migrations/0004_start_session_function'
 import * as userSearchAnywhere from './migrations/0005_user_search_anywhere'
+import * as oneRefreshRotation from './migrations/0007_one_refresh_rotation'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '0003_refresh_rotation_function': refreshRotationFunction,
   '0004_start_session_function': startSessionFunction,
   '0005_user_search_anywhere': userSearchAnywhere,
+  '0007_one_refresh_rotation': oneRefreshRotation,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -4,16 +4,10 @@ import { CSRF_HEADER } from '../../../shared/constants'
 import { loginSchema, refreshTokenSchema } from '../../../shared/schemas/auth'
 import { authResultSchema, tokensSchema, userSchema } from '../../../shared/schemas/user'
 import { accountRefusal, requireAuth } from '../../http/auth-guard'
-import {
-  startSession,
-  revokeSession,
-  revokeUserSessions,
-  rotateFreshRefreshToken,
-  rotateRefreshToken,
-} from '../../auth/sessions'
+import { revokeSession, revokeUserSessions, rotateRefreshToken, startSession } from '../../auth/sessions'
 import type { AppContext } from '../../context'
 import { commitChange } from '../../data/change'
-import { findCredentialsByEmail, findUserById, toUser } from '../../data/users'
+import { findCredentialsByEmail, toUser } from '../../data/users'
 import { done, envelope, failures, messageOnly, ok } from '../../http/envelope'
 import { unauthorized } from '../../http/errors'
 import { RULES } from '../../rate-limit/rules'
@@ -92,32 +86,15 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const ip = request.ip
-        const rotated =
-          (await rotateFreshRefreshToken(ctx.db, request.body.refreshToken, ctx.clock(), ctx.lifetimes)) ??
-          (await commitChange(ctx, async (c) => {
-            const result = await rotateRefreshToken(c.trx, request.body.refreshToken, c.now, ctx.lifetimes)
-            if (!result.ok) {
-              if (result.reason === 'reused') {
-                await c.record({
-                  userId: result.userId,
-                  kind: 'other',
-                  activity: 'Session ended: a used refresh token was presented again',
-                  ip,
-                })
-              }
-              return result
-            }
-            const user = await findUserById(c.trx, result.userId)
-            if (!user || user.status !== 'ACTIVE' || !user.email_verified_at) {
-              await revokeSession(c.trx, result.sessionId, 'account not usable', c.now)
-              return { ok: false as const, reason: 'ended' as const }
-            }
-            return result
-          }))
+        const rotated = await rotateRefreshToken(ctx.db, ctx.refreshTokenSealer, {
+          token: request.body.refreshToken,
+          now: ctx.clock(),
+          lifetimes: ctx.lifetimes,
+          ip: request.ip,
+        })
         if (!rotated.ok) {
           if (rotated.reason === 'reused') {
-            request.log.warn({ ip }, 'refresh token reused after its grace period: session revoked')
+            request.log.warn({ ip: request.ip }, 'refresh token reused after its grace period: session revoked')
           }
           throw unauthorized('Invalid or expired refresh token', 'REFRESH_INVALID')
         }
