@@ -1,4 +1,5 @@
 import crypto from 'node:crypto'
+import cookie from '@fastify/cookie'
 import cors from '@fastify/cors'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
@@ -66,6 +67,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     exposedHeaders: [CSRF_HEADER, 'X-Request-Id', 'Retry-After'],
     maxAge: 600,
   })
+  // Cookies are read for one thing only: the device cookie of sign-in (auth/device-tokens.ts).
+  await app.register(cookie)
   registerAuthGuard(app, ctx)
 
   await app.register(

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import type { AccessTokens } from './auth/access-token'
 import type { Clock } from './auth/clock'
 import type { CsrfTokens } from './auth/csrf'
+import type { DeviceTokens } from './auth/device-tokens'
 import type { PasswordHasher } from './auth/password'
 import type { TokenSealer } from './auth/sealed-token'
 import type { SessionLifetimes } from './auth/sessions'
@@ -26,6 +27,8 @@ export interface AppContext {
   csrf: CsrfTokens
   /** Seals a session's current refresh token for replays within the grace. */
   refreshTokenSealer: TokenSealer
+  /** Device cookies: sign-ins from a browser the account used before are counted on their own. */
+  deviceTokens: DeviceTokens
   limiter: RateLimiter
   mailQueue: MailQueue
   lifetimes: SessionLifetimes

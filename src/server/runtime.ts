@@ -3,6 +3,7 @@ import { fulfilAccountRequest } from './auth/account-requests'
 import { AccessTokens } from './auth/access-token'
 import { type Clock, systemClock } from './auth/clock'
 import { CsrfTokens } from './auth/csrf'
+import { DeviceTokens } from './auth/device-tokens'
 import { PasswordHasher } from './auth/password'
 import { TokenSealer } from './auth/sealed-token'
 import type { Config } from './config/env'
@@ -101,6 +102,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       accessTokens: new AccessTokens(keys.accessToken, config.accessTokenTtl, clock),
       csrf: new CsrfTokens(keys.csrf),
       refreshTokenSealer: new TokenSealer(keys.refreshTokenSeal),
+      deviceTokens: new DeviceTokens(keys.deviceToken, config.appUrl.startsWith('https:')),
       limiter,
       mailQueue,
       lifetimes: { idleSeconds: config.refreshTokenTtl, maxAgeSeconds: config.refreshTokenMaxAge },

@@ -13,6 +13,8 @@ export interface Keys {
   mailPayload: Buffer
   /** Seals a session's current refresh token for replays within the grace (auth/sealed-token.ts). */
   refreshTokenSeal: Buffer
+  /** Signs the device cookies that let a browser used before past the account's sign-in limit. */
+  deviceToken: Buffer
 }
 
 const MIN_SECRET_BYTES = 32
@@ -48,5 +50,6 @@ export function deriveKeys(secret: Buffer): Keys {
     csrf: derive('accounts csrf token v1'),
     mailPayload: derive('accounts mail payload v1'),
     refreshTokenSeal: derive('accounts refresh token seal v1'),
+    deviceToken: derive('accounts device token v1'),
   }
 }

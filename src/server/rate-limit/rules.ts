@@ -12,9 +12,16 @@ export interface RateLimitRule {
 const rule = (name: string, max: number, windowSeconds: number): RateLimitRule => ({ name, max, windowSeconds })
 
 export const RULES = {
-  /** Sign-in attempts on one address: NIST asks for throttling well before 100 failures. */
+  /**
+   * Sign-in attempts on one address from browsers it was not used in: NIST asks for throttling
+   * well before 100 failures. Attempts from a browser holding the account's device cookie count
+   * against that cookie instead (decision 0301), so that this limit cannot lock the owner out.
+   */
   loginAccount: rule('login-account', 10, 15 * 60),
+  /** Failed sign-ins from one client address, whatever the accounts (a success gives its attempt back). */
   loginAddress: rule('login-ip', 100, 15 * 60),
+  /** Sign-in attempts of one account from one browser that has its device cookie. */
+  loginDevice: rule('login-device', 10, 15 * 60),
   registerAddress: rule('register-ip', 20, 60 * 60),
   registerAccount: rule('register-account', 5, 60 * 60),
   resendAddress: rule('resend-ip', 20, 15 * 60),

@@ -39,7 +39,7 @@ export function passwordResetRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           response: { 200: messageOnly, ...failures(400, 429, 503) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         await ctx.limiter.consume(RULES.resetAddress, request.ip)
         const { token } = request.params
         if (!isTokenShaped(token)) throw invalidLink()
@@ -69,8 +69,11 @@ export function passwordResetRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           return true
         })
         if (!reset) throw invalidLink()
-        // A throttled owner can get back in: the reset clears the sign-in counter.
+        // A throttled owner can get back in: the reset clears the sign-in counter, and this browser
+        // (which followed the e-mailed link) is remembered, so that its sign-ins no longer count
+        // against the account however hard someone else keeps trying (decision 0301).
         await ctx.limiter.reset(RULES.loginAccount, user.email)
+        ctx.deviceTokens.remember(request, reply, user.id, ctx.clock())
         return done('Password reset successfully!')
       },
     )

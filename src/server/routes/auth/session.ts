@@ -26,11 +26,18 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { email, password } = request.body
         const ip = request.ip
-        // Counted before the password is checked, so parallel guesses cannot slip past the limit.
-        await ctx.limiter.consume(RULES.loginAddress, ip)
-        await ctx.limiter.consume(RULES.loginAccount, email)
-
         const found = await findCredentialsByEmail(ctx.db, email)
+        // Counted before the password is checked, so parallel guesses cannot slip past the limit:
+        // against the browser's device cookie when it holds a genuine one for this account, else
+        // against the client address and the account (decision 0301).
+        const device = found ? ctx.deviceTokens.recognise(request, found.id, ctx.clock()) : null
+        if (device) {
+          await ctx.limiter.consume(RULES.loginDevice, device)
+        } else {
+          await ctx.limiter.consume(RULES.loginAddress, ip)
+          await ctx.limiter.consume(RULES.loginAccount, email)
+        }
+
         // An unknown address costs the same hashing time as a wrong password.
         const valid = found ? await ctx.hasher.verify(found.password_hash, password) : await ctx.hasher.verifyNothing(password)
         if (!found || !valid) {
@@ -45,9 +52,15 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           )
           throw unauthorized('Invalid credentials', 'INVALID_CREDENTIALS')
         }
-        // The owner's password: earlier failures stop counting against the account.
+        // The owner's password: earlier failures stop counting against the account, and this
+        // browser is remembered for the account's next sign-ins.
+        if (device) {
+          await ctx.limiter.reset(RULES.loginDevice, device)
+        } else {
+          await ctx.limiter.undo(RULES.loginAddress, ip)
+        }
         await ctx.limiter.reset(RULES.loginAccount, email)
-        await ctx.limiter.undo(RULES.loginAddress, ip)
+        ctx.deviceTokens.remember(request, reply, found.id, ctx.clock())
         // The account's state is told only to someone who knows its password, and the refusal
         // is recorded like any other failed sign-in, with the reason.
         const refusal = accountRefusal(found)
