@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { misdirectedRequest } from './errors'
 
 /**
- * DNS rebinding defence (contract section 3, decision 0301). A page on any site can make its own
+ * DNS rebinding defence (contract section 3, decision 0305). A page on any site can make its own
  * name resolve to 127.0.0.1 and then read this server's answers as same-origin: the outbox, the
  * API, everything. What such a page cannot change is the `Host` its browser sends, which stays the
  * page's own name. So every request whose Host names neither APP_URL's host nor a loopback name is

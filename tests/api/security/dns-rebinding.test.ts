@@ -11,7 +11,7 @@ import { countWhere } from '../helpers/requests'
 import { quickSignIn, quickUser } from '../helpers/users'
 
 /**
- * DNS rebinding (contract section 3, decision 0301). A page the user opens at
+ * DNS rebinding (contract section 3, decision 0305). A page the user opens at
  * http://rebind.attacker.example:PORT makes its name resolve to 127.0.0.1: its scripts then reach
  * this server as same-origin, and the one thing they cannot change is the Host header, which
  * stays the attacker's name. Before the Host check, such a page read /dev/outbox (reset links in
