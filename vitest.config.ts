@@ -61,6 +61,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
           environment: 'node',
+          globalSetup: ['tests/e2e/support/global-browser.ts'],
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 180_000,

@@ -43,6 +43,12 @@ export function freePort(): Promise<number> {
 }
 
 const running = new Set<ChildProcess>()
+const EXIT_WITH_PARENT = fileURLToPath(new URL('./exit-with-parent.ts', import.meta.url))
+
+// A test run that ends without its clean-up (a failed hook, a timeout) still takes its servers along.
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL')
+})
 
 /** Kills (SIGKILL) every server process a test started and left running, e.g. after a failure. */
 export async function killStrayServers(): Promise<void> {
@@ -63,7 +69,7 @@ export async function killStrayServers(): Promise<void> {
 export async function spawnServer(env: Record<string, string>, options: SpawnOptions = {}): Promise<{ process: ServerProcess; ready: Promise<void> }> {
   const port = Number(env.PORT ?? (await freePort()))
   let output = ''
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/server/main.ts'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', '--import', EXIT_WITH_PARENT, 'src/server/main.ts'], {
     cwd: ROOT,
     env: {
       ...(options.inheritEnv ? process.env : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir() }),
@@ -73,7 +79,8 @@ export async function spawnServer(env: Record<string, string>, options: SpawnOpt
       LOG_LEVEL: 'warn',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin: the pipe whose end tells the server that this test run is gone (exit-with-parent.ts).
+    stdio: ['pipe', 'pipe', 'pipe'],
   })
   running.add(child)
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>

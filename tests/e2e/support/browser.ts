@@ -1,24 +1,24 @@
-import fs from 'node:fs'
 import { type Browser, type BrowserContext, type Locator, type Page, chromium } from 'playwright-core'
+import { inject } from 'vitest'
 import { type SignedInSession, signInThroughApi } from './accounts'
 
-/** Chromium for browser tests (installed by the system's package manager at /usr/bin/chromium). */
-export const CHROMIUM = '/usr/bin/chromium'
+/** A browser that has not started by then will not: say why at once instead of waiting minutes. */
+const LAUNCH_TIMEOUT_MS = 30_000
 
+/** Chromium as found once per run (tests/e2e/support/global-browser.ts), started headless. */
 export async function launchBrowser(): Promise<Browser> {
-  await waitForChromium()
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  })
-}
-
-/** Chromium may still be being installed when a fresh machine starts the tests. */
-async function waitForChromium(timeoutMs = 300_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!fs.existsSync(CHROMIUM)) {
-    if (Date.now() > deadline) throw new Error(`${CHROMIUM} not found; install the chromium package`)
-    await new Promise((resolve) => setTimeout(resolve, 2_000))
+  const install = inject('chromium')
+  if ('error' in install) throw new Error(`Chromium is not available: ${install.error}`)
+  try {
+    return await chromium.launch({
+      executablePath: install.executablePath,
+      env: { ...process.env, ...install.env } as Record<string, string>,
+      timeout: LAUNCH_TIMEOUT_MS,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    })
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
+    throw new Error(`Chromium (${install.source}, ${install.executablePath}) did not start: ${reason}`)
   }
 }
 

@@ -26,8 +26,13 @@ export function browserTests(options: { env?: Record<string, string> } = {}): Br
   const opened: AppPage[] = []
 
   beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startServer(options), launchBrowser()])
-    accounts = accountsOn(server)
+    // Both are kept even when the other fails, so afterAll stops whatever did start.
+    const [started, launched] = await Promise.allSettled([startServer(options), launchBrowser()])
+    if (started.status === 'fulfilled') server = started.value
+    if (launched.status === 'fulfilled') browser = launched.value
+    if (started.status === 'rejected') throw started.reason
+    if (launched.status === 'rejected') throw launched.reason
+    accounts = accountsOn(started.value)
   })
 
   afterEach(async () => {
@@ -38,9 +43,16 @@ export function browserTests(options: { env?: Record<string, string> } = {}): Br
   })
 
   afterAll(async () => {
-    await accounts?.removeAll()
-    await browser?.close()
-    await server?.stop()
+    // Each step runs whatever the one before did: a failed clean-up never leaves a process behind.
+    try {
+      await accounts?.removeAll()
+    } finally {
+      try {
+        await browser?.close()
+      } finally {
+        await server?.stop()
+      }
+    }
   })
 
   const need = <T>(value: T | undefined, what: string): T => {
