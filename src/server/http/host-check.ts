@@ -15,7 +15,7 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]']
 
 /** The host name of a Host header value, lower case, IPv6 in brackets; null when it is not one. */
 export function hostNameOf(host: string): string | null {
-  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/i.exec(host)
+  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::(\d{1,5}))?$/i.exec(host)
   if (!match) return null
   return match[1]!.toLowerCase()
 }

@@ -219,4 +219,20 @@ describe('APP_URL\'s host and the loopback names', () => {
       expect((await rawRequest(port, 'GET', '/no-such-page.js', host)).status, host).toBe(404)
     }
   })
+
+  it('whatever APP_URL is: an IPv6 address, a container name, an internationalised name', async () => {
+    for (const [appUrl, served, refused] of [
+      ['http://[2001:db8::7]:8080', '[2001:DB8::7]:8080', '[2001:db8::8]:8080'],
+      ['http://accounts_web:3000', 'accounts_web:3000', 'accounts-web:3000'],
+      ['https://bücher.example', 'xn--bcher-kva.example', 'bücher.example'],
+    ] as const) {
+      const other = await buildApp({ ...t.ctx, config: { ...t.ctx.config, appUrl } })
+      try {
+        expect((await other.inject({ method: 'GET', url: '/api/health', headers: { host: served } })).statusCode, served).toBe(200)
+        expect((await other.inject({ method: 'GET', url: '/api/health', headers: { host: refused } })).statusCode, refused).toBe(421)
+      } finally {
+        await other.close()
+      }
+    }
+  })
 })

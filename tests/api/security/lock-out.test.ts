@@ -61,6 +61,15 @@ describe('an attacker who keeps an account throttled', () => {
     expect(again.json().data.user.email).toBe(owner.email)
   })
 
+  it('gets no fresh attempts when the owner signs in from a known browser', async () => {
+    const owner = await quickUser(t)
+    const from = addresses()
+    const browser = deviceCookieOf(await signIn(owner.email, owner.password, from(0)))
+    await exhaustAccount(owner.email)
+    expect((await signIn(owner.email, owner.password, from(0), browser)).statusCode).toBe(200)
+    expectFailure(await signIn(owner.email, WRONG, from(1)), 429, 'RATE_LIMITED')
+  })
+
   it('cannot lock the owner out of a new browser either: a reset there remembers it', async () => {
     const owner = await quickUser(t)
     const from = addresses()

@@ -52,14 +52,15 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           )
           throw unauthorized('Invalid credentials', 'INVALID_CREDENTIALS')
         }
-        // The owner's password: earlier failures stop counting against the account, and this
+        // The owner's password: the failures counted where this attempt was counted stop counting
+        // (a sign-in from a known browser leaves the account's count to whoever made it), and this
         // browser is remembered for the account's next sign-ins.
         if (device) {
           await ctx.limiter.reset(RULES.loginDevice, device)
         } else {
+          await ctx.limiter.reset(RULES.loginAccount, email)
           await ctx.limiter.undo(RULES.loginAddress, ip)
         }
-        await ctx.limiter.reset(RULES.loginAccount, email)
         ctx.deviceTokens.remember(request, reply, found.id, ctx.clock())
         // The account's state is told only to someone who knows its password, and the refusal
         // is recorded like any other failed sign-in, with the reason.
@@ -111,6 +112,8 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           }
           throw unauthorized('Invalid or expired refresh token', 'REFRESH_INVALID')
         }
+        // Two tabs, or a retry after a lost answer; a thief's replay looks the same (decision 0302).
+        if (rotated.replayed) request.log.info({ ip: request.ip }, 'refresh token replayed within its grace: the current token given again')
         const accessToken = await ctx.accessTokens.sign({ userId: rotated.userId, sessionId: rotated.sessionId })
         const csrfToken = ctx.csrf.forSession(rotated.sessionId)
         void reply.header(CSRF_HEADER, csrfToken)
