@@ -39,17 +39,19 @@ const EMAIL_PATTERN = new RegExp(`^[^\\s@"<>()[\\]\\\\,;:\\u0000-\\u001f\\u007f-
  * where mixed scripts and look-alikes of Latin are refused too (../email-address.ts, decision
  * 0303). What the schema gives the server is the normal form: the one compared and stored.
  */
+// Only the length caps abort: any other problem with the address leaves the form's other checks
+// (the passwords' match, the blocklist) to run and say what they find too.
 export const emailField = z
   .string({ error: messages.email })
   .max(EMAIL_MAX, { error: messages.email, abort: true })
-  .refine((value) => !hasHiddenCharacters(value), { error: messages.email, abort: true })
+  .refine((value) => !hasHiddenCharacters(value), { error: messages.email })
   .transform(normalizeEmail)
   .pipe(
     z
       .string()
       // Compatibility forms can lengthen an address (one ligature, several letters): capped again.
       .max(EMAIL_MAX, { error: messages.email, abort: true })
-      .regex(EMAIL_PATTERN, { error: messages.email, abort: true })
+      .regex(EMAIL_PATTERN, { error: messages.email })
       .refine((value) => !isLookAlikeAddress(value), { error: messages.email }),
   )
 

@@ -148,6 +148,15 @@ describe('e-mail addresses', () => {
     )
   })
 
+  it('refused for any reason short of length, leave the form\'s other messages to be shown too', () => {
+    for (const email of ['not-an-address', 'alice\u200b@example.com', '\u0430lice@example.com', 'alice\u0301@example.com', '\u0430\u0440\u0435@example.com']) {
+      const result = registerSchema.safeParse({ name: 'Ada', email, password: 'Correct-Horse-7-Battery!', confirmPassword: 'Other-Horse-7-Battery!' })
+      expect(result.success).toBe(false)
+      const issues = result.error!.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+      expect(issues, email).toEqual(['email: Invalid email address', "confirmPassword: Passwords don't match"])
+    }
+  })
+
   it('refuse any address with CR or LF inside (no header injection)', () => {
     fc.assert(
       fc.property(fc.emailAddress(), fc.nat(), fc.constantFrom('\r', '\n', '\r\n'), (address, at, breaker) => {
