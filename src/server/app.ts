@@ -11,6 +11,12 @@ import { registerHostCheck } from './http/host-check'
 import { registerJsonBodyParser } from './http/json-body'
 import { registerSecurityHeaders } from './http/security-headers'
 import { healthRoutes } from './routes/health'
+import { probeRoutes } from './routes/probes'
+import { referenceRoutes } from './routes/reference/reference-routes'
+import { registerOpenApi } from './http/openapi'
+import { registerShuttingDown } from './http/shutting-down'
+import { registerHttpMetrics } from './metrics/http-metrics'
+import { metricsRoutes } from './metrics/metrics-route'
 import { passwordResetRoutes } from './routes/auth/password-reset'
 import { registrationRoutes } from './routes/auth/registration'
 import { sessionRoutes } from './routes/auth/session'
@@ -40,7 +46,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     requestIdHeader: false,
     trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // Answered by registerShuttingDown instead, in the envelope.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
     // Requests the router cannot take (a broken %-escape, an over-long path parameter) and
@@ -56,9 +63,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   })
 
   registerErrorHandler(app)
+  registerShuttingDown(app)
+  registerHttpMetrics(app, ctx.metrics)
   await registerSecurityHeaders(app)
   // Before CORS, the guard and every route: a foreign Host reaches nothing (DNS rebinding).
-  registerHostCheck(app, ctx.config.appUrl)
+  registerHostCheck(app, ctx.config.appUrl, ctx.config.allowedHosts)
   await app.register(cors, {
     // Only the app's own origin; a foreign Origin is never echoed back.
     origin: [new URL(ctx.config.appUrl).origin],
@@ -70,10 +79,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Cookies are read for one thing only: the device cookie of sign-in (auth/device-tokens.ts).
   await app.register(cookie)
   registerAuthGuard(app, ctx)
+  await registerOpenApi(app)
 
   await app.register(
     async (api) => {
       await api.register(healthRoutes(ctx))
+      await api.register(probeRoutes(ctx))
       await api.register(registrationRoutes(ctx))
       await api.register(sessionRoutes(ctx))
       await api.register(passwordResetRoutes(ctx))
@@ -82,10 +93,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(activityRoutes(ctx))
       await api.register(adminUserRoutes(ctx))
       await api.register(adminStatsRoutes(ctx))
+      await api.register(referenceRoutes())
     },
     { prefix: '/api' },
   )
 
+  await app.register(metricsRoutes(ctx))
   if (options.outboxPage) await app.register(outboxRoutes(ctx))
   if (options.webDir) await app.register(webRoutes(options.webDir, { supportEmail: ctx.config.supportEmail }))
   return app

@@ -11,6 +11,7 @@ import type { Config } from './config/env'
 import type { DatabaseKind } from './db/database'
 import type { Database } from './db/types'
 import type { MailQueue } from './mail/mail-queue'
+import type { Metrics } from './metrics/metrics'
 import type { RateLimiter } from './rate-limit/rate-limiter'
 
 /**
@@ -34,5 +35,6 @@ export interface AppContext {
   lifetimes: SessionLifetimes
   /** Called after a change that queued mail has committed (wakes the mail worker). */
   onMailQueued: () => void
+  metrics: Metrics
   log: FastifyBaseLogger
 }

@@ -16,6 +16,7 @@ import { loggerOptions } from './http/logging'
 import { Housekeeping } from './jobs/housekeeping'
 import { MailQueue } from './mail/mail-queue'
 import { MailWorker } from './mail/mail-worker'
+import { Metrics } from './metrics/metrics'
 import { createOutboxTransport, createSmtpTransport, type MailTransport } from './mail/transport'
 import { RateLimiter } from './rate-limit/rate-limiter'
 import { DatabaseRateLimitStore, RedisRateLimitStore } from './rate-limit/stores'
@@ -84,6 +85,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     const limiter = new RateLimiter(store, clock)
     closers.push(() => limiter.close())
 
+    const metrics = new Metrics()
     const mailQueue = new MailQueue(keys.mailPayload)
     const mailTransport = config.smtpUrl
       ? createSmtpTransport(config.smtpUrl, config.mailFrom)
@@ -98,7 +100,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       db: database.db,
       dbKind: database.kind,
       clock,
-      hasher: new PasswordHasher(),
+      hasher: new PasswordHasher({ onReject: () => metrics.countHashRejection() }),
       accessTokens: new AccessTokens(keys.accessToken, config.accessTokenTtl, clock),
       csrf: new CsrfTokens(keys.csrf),
       refreshTokenSealer: new TokenSealer(keys.refreshTokenSeal),
@@ -107,9 +109,19 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       mailQueue,
       lifetimes: { idleSeconds: config.refreshTokenTtl, maxAgeSeconds: config.refreshTokenMaxAge },
       onMailQueued: () => void mailWorker?.kick(),
+      metrics,
       log,
     }
-    mailWorker = new MailWorker(database.db, mailQueue, mailTransport, clock, log, (request, claim) => fulfilAccountRequest(ctx, request, claim))
+    metrics.watch({ hasher: ctx.hasher, db: database.db, pool: database.pool, clock })
+    mailWorker = new MailWorker(
+      database.db,
+      mailQueue,
+      mailTransport,
+      clock,
+      log,
+      (request, claim) => fulfilAccountRequest(ctx, request, claim),
+      (outcome) => metrics.countMailAttempt(outcome),
+    )
     closers.push(() => mailWorker!.stop())
     if (options.background !== false) {
       mailWorker.start()

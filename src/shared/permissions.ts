@@ -41,6 +41,13 @@ export const API_ACCESS = {
   'GET /admin/stats': ADMIN_ONLY,
 
   'GET /health': 'public',
+  'GET /health/live': 'public',
+  'GET /health/ready': 'public',
+
+  // The API reference: the OpenAPI document and the page that reads it, with its assets.
+  'GET /openapi.json': 'public',
+  'GET /docs': 'public',
+  'GET /docs/:file': 'public',
 } as const satisfies Record<string, Access>
 
 export type ApiEndpoint = keyof typeof API_ACCESS

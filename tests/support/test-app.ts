@@ -13,6 +13,7 @@ import { ensureAccount } from '../../src/server/data/accounts'
 import { loggerOptions } from '../../src/server/http/logging'
 import { readOutbox } from '../../src/server/mail/transport'
 import { type Runtime, startRuntime } from '../../src/server/runtime'
+import { type ContractViolation, installResponseContract } from './response-contract'
 import { openTestDatabase } from './test-database'
 
 /**
@@ -101,9 +102,19 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
     background: false,
   })
   const app = await buildApp(runtime.ctx)
+  const violations = installResponseContract(app)
+  const reported = new Set<ContractViolation>()
+  /** Fails the test on an answer the OpenAPI document does not describe. */
+  const holdToContract = () => {
+    const fresh = violations.filter((violation) => !reported.has(violation))
+    for (const violation of fresh) reported.add(violation)
+    if (fresh.length > 0) {
+      throw new Error(`Answers the API document does not describe:\n${fresh.map((v) => `  ${v.request}: ${v.problem}`).join('\n')}`)
+    }
+  }
   await app.ready()
 
-  const request: TestApp['request'] = (method, url, options = {}) => {
+  const request: TestApp['request'] = async (method, url, options = {}) => {
     const headers: Record<string, string> = { ...options.headers }
     if (options.token) headers.authorization = `Bearer ${options.token}`
     if (options.csrf) headers['x-csrf-token'] = options.csrf
@@ -112,13 +123,15 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
       headers['content-type'] ??= 'application/json'
       payload = JSON.stringify(options.body)
     }
-    return app.inject({
+    const response = await app.inject({
       method: method as 'GET',
       url,
       headers,
       ...(payload !== undefined ? { payload } : {}),
       ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
     })
+    holdToContract()
+    return response
   }
 
   const createUser: TestApp['createUser'] = async (input = {}) => {
@@ -162,9 +175,14 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
     login,
     async close() {
       await app.close()
-      await runtime.close()
-      await database.close()
-      fs.rmSync(dataDir, { recursive: true, force: true })
+      // Answers of requests made around `request` (straight through app.inject) are held to it here.
+      try {
+        holdToContract()
+      } finally {
+        await runtime.close()
+        await database.close()
+        fs.rmSync(dataDir, { recursive: true, force: true })
+      }
     },
   }
 }

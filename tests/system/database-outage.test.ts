@@ -78,6 +78,11 @@ describe.skipIf(!postgresUrl)('the database going down and coming back', () => {
         expect(JSON.stringify(answer.body)).not.toMatch(/ECONNREFUSED|terminated|127\.0\.0\.1|at \w+ \(/)
       }
       expect(server.child.exitCode).toBeNull()
+      // Readiness says so (a balancer sends traffic elsewhere); liveness does not (nothing restarts it).
+      const ready = await call(server, 'GET', '/api/health/ready')
+      expect(ready.status).toBe(503)
+      expect(ready.body).toMatchObject({ success: false, message: 'Not ready: the database cannot be reached' })
+      expect((await call(server, 'GET', '/api/health/live')).status).toBe(200)
 
       await proxy.restore()
       let health = await call(server, 'GET', '/api/health')
@@ -86,6 +91,7 @@ describe.skipIf(!postgresUrl)('the database going down and coming back', () => {
         health = await call(server, 'GET', '/api/health')
       }
       expect(health.status).toBe(200)
+      expect((await call(server, 'GET', '/api/health/ready')).status).toBe(200)
       expect((await call(server, 'GET', '/api/auth/me', undefined, token)).status).toBe(200)
       expect((await call(server, 'POST', '/api/auth/login', admin)).status).toBe(200)
 

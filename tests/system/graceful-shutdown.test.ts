@@ -38,7 +38,8 @@ describe('SIGTERM while requests are in flight', () => {
       for (const answer of late) {
         if (answer instanceof Error) continue
         expect(answer.status).toBe(503)
-        expect(answer.body).toMatchObject({ success: false })
+        expect(answer.body).toMatchObject({ success: false, code: 'SHUTTING_DOWN' })
+        expect(answer.headers.get('retry-after')).toBe('5')
       }
 
       const { code } = await server.exited

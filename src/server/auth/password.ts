@@ -21,16 +21,30 @@ const PARAMETERS = `$argon2id$v=19$m=${ARGON2_OPTIONS.memoryCost},t=${ARGON2_OPT
 export interface PasswordHasherOptions {
   concurrency?: number
   maxQueue?: number
+  /** Told each time a request is turned away because the queue is full (counted by the metrics). */
+  onReject?: () => void
 }
 
 export class PasswordHasher {
   private readonly limit: ReturnType<typeof pLimit>
-  private readonly maxQueue: number
+  readonly maxQueue: number
+  private readonly onReject: (() => void) | undefined
   private dummyHash: Promise<string> | undefined
 
   constructor(options: PasswordHasherOptions = {}) {
     this.limit = pLimit(options.concurrency ?? os.availableParallelism())
     this.maxQueue = options.maxQueue ?? 512
+    this.onReject = options.onReject
+  }
+
+  /** Hashes running now (at most one per core). */
+  get running(): number {
+    return this.limit.activeCount
+  }
+
+  /** Hashes waiting for a core. */
+  get waiting(): number {
+    return this.limit.pendingCount
   }
 
   hash(password: string): Promise<string> {
@@ -60,6 +74,7 @@ export class PasswordHasher {
 
   private run<T>(task: () => Promise<T>): Promise<T> {
     if (this.limit.pendingCount >= this.maxQueue) {
+      this.onReject?.()
       return Promise.reject(serviceUnavailable('The server is busy. Please try again in a moment.'))
     }
     return this.limit(task)

@@ -33,10 +33,15 @@ const envSchema = z.object({
   REFRESH_TOKEN_MAX_AGE: seconds(2_592_000),
   RATE_LIMIT: z.enum(['on', 'off']).default('on'),
   TRUST_PROXY: z.string().optional(),
+  ALLOWED_HOSTS: z
+    .string()
+    .regex(/^\s*(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(\s*,\s*(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+))*\s*$/, 'must be host names or addresses (IPv6 in brackets), comma-separated, without ports')
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ADMIN_EMAIL: z.string().optional(),
   ADMIN_PASSWORD: z.string().optional(),
   SUPPORT_EMAIL: z.email().optional(),
+  METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters (e.g. `openssl rand -hex 32`)').optional(),
 })
 
 export interface Config {
@@ -55,11 +60,15 @@ export interface Config {
   refreshTokenMaxAge: number
   rateLimit: boolean
   trustProxy: string[]
+  /** Host names served besides APP_URL's and the loopback names (http/host-check.ts). */
+  allowedHosts: string[]
   logLevel: string
   adminEmail: string | undefined
   adminPassword: string | undefined
   /** Shown to people whose account is suspended or inactive; given to the web app in its page. */
   supportEmail: string | undefined
+  /** Bearer token that opens GET /metrics to a scraper that is not on loopback; unset: loopback only. */
+  metricsToken: string | undefined
 }
 
 export class ConfigError extends Error {}
@@ -105,5 +114,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     adminEmail: env.ADMIN_EMAIL,
     adminPassword: env.ADMIN_PASSWORD,
     supportEmail: env.SUPPORT_EMAIL,
+    metricsToken: env.METRICS_TOKEN,
+    allowedHosts: (env.ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((entry) => entry.trim().toLowerCase())
+      .filter(Boolean),
   }
 }

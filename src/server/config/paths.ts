@@ -14,3 +14,8 @@ export function projectRoot(): string {
 }
 
 export const webBuildDir = () => path.join(projectRoot(), 'dist', 'web')
+
+/** The version in package.json (shown in the API reference). */
+export function projectVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version
+}

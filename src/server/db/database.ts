@@ -13,6 +13,8 @@ export type DatabaseKind = 'postgres' | 'pglite'
 export interface DatabaseHandle {
   db: Kysely<Database>
   kind: DatabaseKind
+  /** The PostgreSQL connection pool, read by the metrics (PGlite has a single connection, no pool). */
+  pool?: pg.Pool
   /** Closes the pool and, for PGlite, the database files: always call it on shutdown. */
   close(): Promise<void>
 }
@@ -65,7 +67,7 @@ function openPostgres(url: string, max: number, onPoolError?: (error: Error) => 
   pool.on('error', (error) => onPoolError?.(error))
   pool.on('connect', (client) => client.on('error', (error) => onPoolError?.(error)))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) })
-  return { db, kind: 'postgres', close: () => db.destroy() }
+  return { db, kind: 'postgres', pool, close: () => db.destroy() }
 }
 
 /** True for errors meaning the database cannot be reached right now (answered with 503). */

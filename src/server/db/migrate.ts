@@ -18,17 +18,17 @@ const migrations: Record<string, Migration> = {
   '0007_one_refresh_rotation': oneRefreshRotation,
 }
 
-const provider: MigrationProvider = { getMigrations: async () => migrations }
+export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations }
 
 /** Brings the schema up to the named migration only (tests of a migration's effect on older data). */
 export async function migrateUpTo(db: Kysely<any>, name: string): Promise<void> {
-  const { error } = await new Migrator({ db, provider }).migrateTo(name)
+  const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo(name)
   if (error) throw error instanceof Error ? error : new Error(String(error))
 }
 
 /** Brings the schema up to date. Safe with several instances starting at once (Kysely locks). */
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider })
+  const migrator = new Migrator({ db, provider: migrationProvider })
   const { error, results } = await migrator.migrateToLatest()
   const failed = results?.find((r) => r.status === 'Error')
   if (error || failed) {

@@ -14,6 +14,8 @@ import type { MailTransport } from './transport'
  * and another attempt is made, so nothing queued is lost. Failures back off and give up after
  * MAX_ATTEMPTS. Several instances share the queue safely (SKIP LOCKED).
  */
+export type MailOutcome = 'sent' | 'retry' | 'given-up'
+
 const LEASE_SECONDS = 60
 const MAX_ATTEMPTS = 8
 const POLL_MS = 2_000
@@ -32,6 +34,8 @@ export class MailWorker {
     private readonly log: FastifyBaseLogger,
     /** Carries out a queued account request; `claim` takes it off the queue in the same transaction. */
     private readonly fulfil: (request: AccountRequest, claim: (trx: Transaction<Database>) => Promise<boolean>) => Promise<void>,
+    /** Told how each attempt at sending a message ended (counted by the metrics). */
+    private readonly report: (outcome: MailOutcome) => void = () => {},
   ) {}
 
   start(): void {
@@ -126,9 +130,11 @@ export class MailWorker {
       }
       await this.transport.send(renderMail(message))
       await this.db.deleteFrom('mail_jobs').where('id', '=', job.id).execute()
+      this.report('sent')
       this.log.info({ mailJob: job.id, template: message.template }, 'mail sent')
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
+      this.report(job.attempts >= MAX_ATTEMPTS ? 'given-up' : 'retry')
       if (job.attempts >= MAX_ATTEMPTS) {
         this.log.error({ mailJob: job.id, reason }, 'mail given up after repeated failures')
         await this.db.deleteFrom('mail_jobs').where('id', '=', job.id).execute().catch(() => {})

@@ -45,7 +45,15 @@ export function pictureRoutes(ctx: AppContext): FastifyPluginAsyncZod {
 
     app.get(
       '/users/pictures/:file',
-      { schema: { params: z.object({ file: z.string() }), response: { 200: z.instanceof(Buffer), ...failures(404, 503) } } },
+      {
+        schema: {
+          params: z.object({ file: z.string() }),
+          response: {
+            200: { description: 'The picture', content: { [PICTURE_CONTENT_TYPE]: { schema: z.instanceof(Buffer) } } },
+            ...failures(404, 503),
+          },
+        },
+      },
       async (request, reply) => {
         const { file } = request.params
         const picture = isPictureId(file) ? await findPicture(ctx.db, file) : undefined

@@ -35,6 +35,16 @@ export class RateLimiter {
     await this.store?.reset(keyOf(rule, identity))
   }
 
+  /** Whether counters live in a store of their own (Redis) that readiness must check. */
+  get hasOwnStore(): boolean {
+    return this.store?.ping !== undefined
+  }
+
+  /** Rejects when that store cannot be reached. */
+  async ping(): Promise<void> {
+    await this.store?.ping?.()
+  }
+
   async close(): Promise<void> {
     await this.store?.close()
   }

@@ -9,6 +9,8 @@ export interface RateLimitStore {
   /** Takes one event back (a sign-in that turned out to be the owner's). */
   undo(key: string): Promise<void>
   reset(key: string): Promise<void>
+  /** Rejects when a store of its own (Redis) cannot be reached; the database store has none. */
+  ping?(): Promise<void>
   close(): Promise<void>
 }
 
@@ -74,6 +76,10 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   async reset(key: string) {
     await reachable(this.redis.del(this.prefix + key))
+  }
+
+  async ping() {
+    await reachable(this.redis.ping())
   }
 
   async close() {

@@ -5,6 +5,7 @@ import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../../src/server/app'
+import { ConfigError, loadConfig } from '../../../src/server/config/env'
 import { createTestApp, type SignedIn, type TestApp } from '../../support/test-app'
 import { forgotPassword, mailTo } from '../auth/helpers'
 import { countWhere } from '../helpers/requests'
@@ -233,6 +234,25 @@ describe('APP_URL\'s host and the loopback names', () => {
       } finally {
         await other.close()
       }
+    }
+  })
+
+  it('and the names of ALLOWED_HOSTS, for scrapers and probes that reach an instance by its address; nothing else', async () => {
+    const listed = await createTestApp({ ALLOWED_HOSTS: '10.0.0.11, Scraper.Internal,[fd00::11]' })
+    const other = await buildApp(listed.ctx)
+    try {
+      for (const host of ['10.0.0.11:3000', 'scraper.internal', '[FD00::11]:3000', 'app.test', 'localhost:3000']) {
+        expect((await other.inject({ method: 'GET', url: '/api/health', headers: { host } })).statusCode, host).toBe(200)
+      }
+      for (const host of ['10.0.0.12:3000', 'scraper.internal.attacker.example', 'rebind.attacker.example']) {
+        expect((await other.inject({ method: 'GET', url: '/api/health', headers: { host } })).statusCode, host).toBe(421)
+      }
+    } finally {
+      await other.close()
+      await listed.close()
+    }
+    for (const value of ['10.0.0.11:3000', '*.internal', 'http://scraper.internal', 'a b']) {
+      expect(() => loadConfig({ ALLOWED_HOSTS: value }), value).toThrow(ConfigError)
     }
   })
 })

@@ -145,6 +145,11 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   { key: 'DELETE /admin/users/:id', method: 'DELETE', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}` },
   { key: 'GET /admin/stats', method: 'GET', as: 'admin', path: () => '/api/admin/stats' },
   { key: 'GET /health', method: 'GET', as: 'anonymous', path: () => '/api/health' },
+  { key: 'GET /health/live', method: 'GET', as: 'anonymous', path: () => '/api/health/live' },
+  { key: 'GET /health/ready', method: 'GET', as: 'anonymous', path: () => '/api/health/ready' },
+  { key: 'GET /openapi.json', method: 'GET', as: 'anonymous', path: () => '/api/openapi.json' },
+  { key: 'GET /docs', method: 'GET', as: 'anonymous', path: () => '/api/docs' },
+  { key: 'GET /docs/:file', method: 'GET', as: 'anonymous', path: () => '/api/docs/reference.js' },
 ]
 
 export const ALL_ENDPOINTS: Endpoint[] = [...BODY_ENDPOINTS, ...BODILESS_POSTS, ...OTHER_ENDPOINTS]

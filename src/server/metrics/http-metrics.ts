@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify'
+import type { Metrics } from './metrics'
+import { signInOutcome } from './sign-in-outcome'
+
+/** Routes whose answers are counted as sign-in outcomes. */
+const SIGN_IN_ROUTES = new Set(['POST /api/auth/login'])
+
+/**
+ * Times every answer by route pattern and status, and counts sign-in outcomes. Kept to a hook of
+ * a few lookups: it runs on every request, /auth/me included (docs/benchmarks/auth.md measured it).
+ */
+export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000)
+    done()
+  })
+
+  // Only the sign-in route carries the hook that reads answers: no other request pays for it.
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat()
+    if (!methods.some((method) => SIGN_IN_ROUTES.has(`${method} ${route.url}`))) return
+    const countOutcome = (_request: unknown, reply: { statusCode: number }, payload: unknown, done: (error: null, payload: unknown) => void) => {
+      metrics.countSignIn(signInOutcome(reply.statusCode, payload))
+      done(null, payload)
+    }
+    route.onSend = [...[route.onSend ?? []].flat(), countOutcome] as typeof route.onSend
+  })
+}

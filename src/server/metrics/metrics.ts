@@ -1,0 +1,175 @@
+import type { Kysely } from 'kysely'
+import type pg from 'pg'
+import client from 'prom-client'
+import type { PasswordHasher } from '../auth/password'
+import type { Clock } from '../auth/clock'
+import type { Database } from '../db/types'
+import type { MailOutcome } from '../mail/mail-worker'
+import { RequestDurations } from './request-durations'
+import { SIGN_IN_OUTCOMES, type SignInOutcome } from './sign-in-outcome'
+
+/**
+ * What GET /metrics shows (contract section 8), one instance per running app: request durations
+ * by route pattern and status, sign-in outcomes, the password-hash queue, the mail queue and its
+ * failures, and the database pool. Node's runtime metrics belong to the process, not to an app,
+ * so they live in one registry per process (several test apps share a process).
+ *
+ * Counters are bumped where things happen; queue depths and pool counts are read when scraped,
+ * so an idle server does no work for its metrics.
+ */
+
+/** Seconds. The fast end is fine-grained: a signed-in GET takes about 2 ms (docs/benchmarks/auth.md). */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+/** The parts of the running server whose state is read at scrape time. */
+export interface MetricsSources {
+  hasher: PasswordHasher
+  db: Kysely<Database>
+  pool: pg.Pool | undefined
+  clock: Clock
+}
+
+let processRegistry: client.Registry | undefined
+
+/** Node's runtime metrics (CPU, memory, event loop lag, GC, handles), collected once per process. */
+function processMetrics(): client.Registry {
+  if (!processRegistry) {
+    processRegistry = new client.Registry()
+    client.collectDefaultMetrics({ register: processRegistry })
+  }
+  return processRegistry
+}
+
+export class Metrics {
+  readonly registry = new client.Registry()
+  private sources: MetricsSources | undefined
+  private readonly requestDurations = new RequestDurations(DURATION_BUCKETS)
+  private readonly signIns: client.Counter<'outcome'>
+  private readonly hashRejections: client.Counter
+  private readonly mailAttempts: client.Counter<'outcome'>
+
+  constructor() {
+    processMetrics()
+    const registers = [this.registry]
+    const sources = () => this.sources
+    this.registry.registerMetric(this.requestDurations as unknown as client.Metric)
+    this.signIns = new client.Counter({
+      name: 'accounts_sign_ins_total',
+      help: 'Answers to POST /api/auth/login, by outcome',
+      labelNames: ['outcome'],
+      registers,
+    })
+    for (const outcome of SIGN_IN_OUTCOMES) this.signIns.inc({ outcome }, 0)
+    this.hashRejections = new client.Counter({
+      name: 'accounts_password_hash_rejected_total',
+      help: 'Requests turned away with a 503 because the password-hash queue was full',
+      registers,
+    })
+    this.mailAttempts = new client.Counter({
+      name: 'accounts_mail_send_attempts_total',
+      help: 'Attempts at sending a queued e-mail, by outcome (sent, retry: failed and rescheduled, given-up: failed for the last time)',
+      labelNames: ['outcome'],
+      registers,
+    })
+    for (const outcome of ['sent', 'retry', 'given-up'] as const) this.mailAttempts.inc({ outcome }, 0)
+
+    new client.Gauge({
+      name: 'accounts_password_hash_queue',
+      help: 'Password hashes running (at most one per core) and waiting for a core',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const hasher = sources()?.hasher
+        if (!hasher) return
+        this.set({ state: 'running' }, hasher.running)
+        this.set({ state: 'waiting' }, hasher.waiting)
+      },
+    })
+    new client.Gauge({
+      name: 'accounts_password_hash_queue_limit',
+      help: 'Waiting hashes beyond which requests are answered 503',
+      registers,
+      collect() {
+        const hasher = sources()?.hasher
+        if (hasher) this.set(hasher.maxQueue)
+      },
+    })
+    new client.Gauge({
+      name: 'accounts_mail_queue_jobs',
+      help: 'Jobs in the mail queue: due now (waiting to be sent), or scheduled later (retries, leased by a sender)',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const from = sources()
+        this.reset()
+        if (!from) return
+        try {
+          const { due, total } = await from.db
+            .selectFrom('mail_jobs')
+            .select((eb) => [
+              eb.fn.countAll<string>().filterWhere('run_after', '<=', from.clock()).as('due'),
+              eb.fn.countAll<string>().as('total'),
+            ])
+            .executeTakeFirstOrThrow()
+          this.set({ state: 'due' }, Number(due))
+          this.set({ state: 'scheduled' }, Number(total) - Number(due))
+        } catch {
+          // Database out of reach: no sample rather than a stale one (readiness reports the outage).
+        }
+      },
+    })
+    new client.Gauge({
+      name: 'accounts_db_pool_connections',
+      help: 'PostgreSQL pool connections: total open, idle, and requests waiting for one (absent on the embedded database)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const pool = sources()?.pool
+        if (!pool) return
+        this.set({ state: 'total' }, pool.totalCount)
+        this.set({ state: 'idle' }, pool.idleCount)
+        this.set({ state: 'waiting' }, pool.waitingCount)
+      },
+    })
+    new client.Gauge({
+      name: 'accounts_db_pool_max',
+      help: 'Most connections the PostgreSQL pool opens',
+      registers,
+      collect() {
+        const pool = sources()?.pool
+        if (pool) this.set(pool.options.max ?? 10)
+      },
+    })
+  }
+
+  /** Connects the gauges to the running server (which is built after the metrics it reports to). */
+  watch(sources: MetricsSources): void {
+    this.sources = sources
+  }
+
+  observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {
+    // A request no route took is labelled as such: never its raw URL, which anyone can vary.
+    this.requestDurations.observe(method, route ?? 'unmatched', status, seconds)
+  }
+
+  countSignIn(outcome: SignInOutcome): void {
+    this.signIns.inc({ outcome })
+  }
+
+  countHashRejection(): void {
+    this.hashRejections.inc()
+  }
+
+  countMailAttempt(outcome: MailOutcome): void {
+    this.mailAttempts.inc({ outcome })
+  }
+
+  get contentType(): string {
+    return this.registry.contentType
+  }
+
+  /** The Prometheus text exposition of the process's and this app's metrics. */
+  text(): Promise<string> {
+    return client.Registry.merge([processMetrics(), this.registry]).metrics()
+  }
+}
