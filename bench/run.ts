@@ -7,13 +7,14 @@
  *   web    bundle sizes of the sign-in page and of the whole app
  *   load   a few hundred concurrent mixed requests for minutes: no 5xx, flat memory
  *   enumeration  answer times of failed sign-ins: unknown address, wrong password, unusable account
+ *   peers  the same work on Better Auth (sign-in, session check, sign-out, user search), taking turns
  *
  * BENCH_DATABASE_URL names the PostgreSQL server (default: the local one).
  */
 import fs from 'node:fs'
 import path from 'node:path'
 
-const available = ['auth', 'lists', 'web', 'load', 'enumeration'] as const
+const available = ['auth', 'lists', 'web', 'load', 'enumeration', 'peers'] as const
 type BenchName = (typeof available)[number]
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'))
@@ -26,8 +27,9 @@ for (const name of names) {
 }
 
 for (const name of names) {
-  const file = path.join(import.meta.dirname, `${name}.ts`)
-  if (!fs.existsSync(file)) {
+  // A benchmark is bench/<name>.ts, or bench/<name>/index.ts when it needs files of its own.
+  const file = [path.join(import.meta.dirname, `${name}.ts`), path.join(import.meta.dirname, name, 'index.ts')].find((candidate) => fs.existsSync(candidate))
+  if (!file) {
     console.log(`(benchmark ${name} not present yet)`)
     continue
   }
