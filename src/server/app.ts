@@ -1,4 +1,5 @@
 import crypto from 'node:crypto'
+import cookie from '@fastify/cookie'
 import cors from '@fastify/cors'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
@@ -6,6 +7,7 @@ import { CSRF_HEADER } from '~shared/constants'
 import type { AppContext } from './context'
 import { registerAuthGuard } from '~server/http/auth-guard'
 import { answerClientError, answerFrameworkError, registerErrorHandler } from '~server/http/error-handler'
+import { registerHostCheck } from '~server/http/host-check'
 import { registerJsonBodyParser } from '~server/http/json-body'
 import { registerSecurityHeaders } from '~server/http/security-headers'
 import { healthRoutes } from '~server/routes/health'
@@ -65,6 +67,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerShuttingDown(app)
   registerHttpMetrics(app, ctx.metrics)
   registerSecurityHeaders(app)
+  // Before CORS, the guard and every route: a foreign Host reaches nothing (DNS rebinding).
+  registerHostCheck(app, ctx.config.appUrl, ctx.config.allowedHosts)
   await app.register(cors, {
     // Only the app's own origin; a foreign Origin is never echoed back.
     origin: [new URL(ctx.config.appUrl).origin],
@@ -73,6 +77,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     exposedHeaders: [CSRF_HEADER, 'X-Request-Id', 'Retry-After'],
     maxAge: 600,
   })
+  // Cookies are read for one thing only: the device cookie of sign-in (auth/device-tokens.ts).
+  await app.register(cookie)
   registerAuthGuard(app, ctx)
   await registerOpenApi(app)
 

@@ -3,7 +3,9 @@ import type { Kysely } from 'kysely'
 import type { AccessTokens } from '~server/auth/access-token'
 import type { Clock } from '~server/clock'
 import type { CsrfTokens } from '~server/auth/csrf'
+import type { DeviceTokens } from '~server/auth/device-tokens'
 import type { PasswordHasher } from '~server/auth/password'
+import type { TokenSealer } from '~server/auth/sealed-token'
 import type { SessionLifetimes } from '~server/auth/sessions'
 import type { Config } from '~server/config/env'
 import type { Database, DatabaseKind } from '~server/db/types'
@@ -23,6 +25,10 @@ export interface AppContext {
   hasher: PasswordHasher
   accessTokens: AccessTokens
   csrf: CsrfTokens
+  /** Seals a session's current refresh token for replays within the grace. */
+  refreshTokenSealer: TokenSealer
+  /** Device cookies: sign-ins from a browser the account used before are counted on their own. */
+  deviceTokens: DeviceTokens
   limiter: RateLimiter
   jobs: JobQueue
   lifetimes: SessionLifetimes

@@ -2,7 +2,9 @@ import pino, { type Logger } from 'pino'
 import { AccessTokens } from '~server/auth/access-token'
 import { type Clock, systemClock } from '~server/clock'
 import { CsrfTokens } from '~server/auth/csrf'
+import { DeviceTokens } from '~server/auth/device-tokens'
 import { PasswordHasher } from '~server/auth/password'
+import { TokenSealer } from '~server/auth/sealed-token'
 import type { Config } from '~server/config/env'
 import { deriveKeys, loadOrCreateSecret } from '~server/config/secrets'
 import type { AppContext } from './context'
@@ -100,6 +102,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       hasher: new PasswordHasher({ onReject: () => metrics.countHashRejection() }),
       accessTokens: new AccessTokens(keys.accessToken, config.accessTokenTtl, clock),
       csrf: new CsrfTokens(keys.csrf),
+      refreshTokenSealer: new TokenSealer(keys.refreshTokenSeal),
+      deviceTokens: new DeviceTokens(keys.deviceToken, config.appUrl.startsWith('https:')),
       limiter,
       jobs,
       lifetimes: { idleSeconds: config.refreshTokenTtl, maxAgeSeconds: config.refreshTokenMaxAge },

@@ -69,11 +69,11 @@ describe('the OpenAPI document', () => {
   it('declares every answer status with the envelope', () => {
     const failure = { $ref: '#/components/schemas/Failure' }
     const login = operation('POST /auth/login')!.responses
-    expect(Object.keys(login).sort()).toEqual(['200', '400', '401', '403', '413', '415', '429', '500', '503'])
-    for (const status of ['400', '401', '403', '429', '503']) expect(login[status]!.content!['application/json']!.schema).toEqual(failure)
+    expect(Object.keys(login).sort()).toEqual(['200', '400', '401', '403', '413', '415', '421', '429', '500', '503'])
+    for (const status of ['400', '401', '403', '421', '429', '503']) expect(login[status]!.content!['application/json']!.schema).toEqual(failure)
     const me = operation('GET /auth/me')!.responses['200']!.content!['application/json']!.schema as { properties: Record<string, unknown> }
     expect(me.properties.data).toEqual({ $ref: '#/components/schemas/User' })
-    expect(Object.keys(operation('DELETE /admin/users/:id')!.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500', '503'])
+    expect(Object.keys(operation('DELETE /admin/users/:id')!.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '421', '500', '503'])
     expect(Object.keys(operation('GET /users/pictures/:file')!.responses['200']!.content!)).toEqual(['image/webp'])
   })
 

@@ -28,7 +28,7 @@ const HOT = {
   sessionCheck: /from "sessions" as "s" inner join "users" as "u"/,
   credentials: /"password_hash" from "users" where "email" = \$1/,
   sessionStart: /SELECT start_session\(/,
-  rotation: /FROM rotate_fresh_refresh_token\(/,
+  rotation: /FROM rotate_refresh_token\(/,
 }
 
 // PostgreSQL plans a named statement for its values on its first five runs, then generically.

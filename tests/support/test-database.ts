@@ -48,3 +48,38 @@ export async function openTestDatabase(options: { poolSize?: number } = {}): Pro
     },
   }
 }
+
+/** A fresh database with no schema at all, for tests of what a migration does to older data. Dropped on close. */
+export async function openEmptyTestDatabase(): Promise<DatabaseHandle> {
+  const url = process.env.TEST_DATABASE_URL
+  if (url) {
+    const name = `accounts_test_${crypto.randomBytes(6).toString('hex')}`
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    try {
+      await admin.query(`CREATE DATABASE ${name}`)
+    } finally {
+      await admin.end()
+    }
+    const handle = await openDatabase({ url: withDatabase(url, name), poolSize: 2 })
+    return {
+      ...handle,
+      async close() {
+        await handle.close()
+        const dropper = new pg.Client({ connectionString: url })
+        await dropper.connect()
+        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+        await dropper.end()
+      },
+    }
+  }
+  const lite = await PGlite.create('memory://', { extensions: { pg_trgm } })
+  const handle = await openDatabase({ pglite: lite })
+  return {
+    ...handle,
+    async close() {
+      await handle.close()
+      await lite.close()
+    },
+  }
+}

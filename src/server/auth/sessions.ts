@@ -3,13 +3,16 @@ import type { ActivityKind } from '~server/data/activities'
 import { runNamedStatement } from '~server/db/prepared'
 import type { Database } from '~server/db/types'
 import { addSeconds } from '~server/clock'
+import type { TokenSealer } from './sealed-token'
 import { generateToken, hashToken } from './secure-token'
 
 /**
- * Sessions and their refresh tokens. A refresh token is used once: using it
- * marks it rotated and issues its successor. A rotated token presented again within the grace
- * period (parallel tabs refreshing together) gets a successor too; after that it is treated as
- * stolen and the whole session dies.
+ * Sessions and their refresh tokens (decisions 0002 and 0302). A refresh token
+ * is used once: using it marks it rotated and issues its successor. The same token presented again
+ * within the grace period (parallel tabs, or a retry after an answer was lost) gets the session's
+ * current token again, never a new one; after the grace it is treated as stolen and the whole
+ * session dies. The rules live in one place, the database function `rotate_refresh_token`
+ * (migration 0007); `rotateRefreshToken` below is its only caller.
  */
 
 export const REFRESH_REUSE_GRACE_SECONDS = 10
@@ -50,76 +53,56 @@ export async function startSession(
   return { sessionId: rows[0]!.id, refreshToken }
 }
 
-async function issueRefreshToken(trx: Db, sessionId: string, now: Date): Promise<string> {
-  const token = generateToken()
-  await trx.insertInto('refresh_tokens').values({ token_hash: hashToken(token), session_id: sessionId, created_at: now }).execute()
-  return token
-}
-
 export type RotationResult =
-  | { ok: true; sessionId: string; userId: string; refreshToken: string }
-  | { ok: false; reason: 'unknown' | 'ended' }
+  | { ok: true; sessionId: string; userId: string; refreshToken: string; replayed: boolean }
+  | { ok: false; reason: 'unknown' | 'ended' | 'refused' | 'replay-unavailable' }
   | { ok: false; reason: 'reused'; userId: string }
 
-/**
- * The common case in one call: a token not yet used, of a live session, of an ACTIVE and
- * verified account, is marked rotated and its successor issued. Returns null when any of that
- * does not hold; `rotateRefreshToken` then works out why (and handles reuse) in a transaction.
- * Two requests with the same token serialise on its row: the second finds it rotated.
- */
-export async function rotateFreshRefreshToken(
-  db: Kysely<Database>,
-  token: string,
-  now: Date,
-  lifetimes: SessionLifetimes,
-): Promise<{ ok: true; sessionId: string; userId: string; refreshToken: string } | null> {
-  const next = generateToken()
-  const idleUntil = addSeconds(now, lifetimes.idleSeconds)
-  // One call of the function from migration 0003, whose plans stay cached per connection.
-  const { rows } = await runNamedStatement(
-    db,
-    sql<{ session_id: string; user_id: string }>`
-      SELECT session_id, user_id FROM rotate_fresh_refresh_token(${hashToken(token)}, ${hashToken(next)}, ${now}, ${idleUntil})`.compile(db),
-  )
-  const row = rows[0]
-  return row ? { ok: true, sessionId: row.session_id, userId: row.user_id, refreshToken: next } : null
+/** The activity entry written, with the revocation, when a token comes back after the grace. */
+export const REUSE_ENTRY = { kind: 'other', activity: 'Session ended: a used refresh token was presented again' } as const satisfies {
+  kind: ActivityKind
+  activity: string
 }
 
-/** Exchanges a refresh token for its successor, inside the caller's transaction. */
+type Outcome = 'rotated' | 'replayed' | 'reused' | 'unknown' | 'ended' | 'refused'
+
+/**
+ * Exchanges a refresh token for the session's next one: one call of `rotate_refresh_token`, one
+ * round trip and one transaction whatever the case (a reuse's revocation and its activity entry
+ * are committed together). The successor is made here and handed in twice: as its hash, and
+ * sealed, so that a replay within the grace can be given the same token again.
+ */
 export async function rotateRefreshToken(
-  trx: Transaction<Database>,
-  token: string,
-  now: Date,
-  lifetimes: SessionLifetimes,
+  db: Kysely<Database>,
+  sealer: TokenSealer,
+  input: { token: string; now: Date; lifetimes: SessionLifetimes; ip: string | null },
 ): Promise<RotationResult> {
-  const found = await trx
-    .selectFrom('refresh_tokens as t')
-    .innerJoin('sessions as s', 's.id', 't.session_id')
-    .select(['t.token_hash', 't.rotated_at', 's.id as session_id', 's.user_id', 's.revoked_at', 's.idle_expires_at', 's.expires_at'])
-    .where('t.token_hash', '=', hashToken(token))
-    .forUpdate()
-    .executeTakeFirst()
-  if (!found) return { ok: false, reason: 'unknown' }
-  if (found.revoked_at || found.idle_expires_at <= now || found.expires_at <= now) return { ok: false, reason: 'ended' }
-
-  if (found.rotated_at) {
-    const sinceRotation = (now.getTime() - found.rotated_at.getTime()) / 1000
-    if (sinceRotation > REFRESH_REUSE_GRACE_SECONDS) {
-      await revokeSession(trx, found.session_id, 'refresh token reused', now)
-      return { ok: false, reason: 'reused', userId: found.user_id }
+  const { now } = input
+  const next = generateToken()
+  const graceFrom = addSeconds(now, -REFRESH_REUSE_GRACE_SECONDS)
+  const { rows } = await runNamedStatement(
+    db,
+    sql<{ outcome: Outcome; session_id: string | null; user_id: string | null; sealed: Buffer | null }>`
+      SELECT outcome, session_id, user_id, sealed FROM rotate_refresh_token(${hashToken(input.token)}, ${hashToken(next)},
+        ${sealer.seal(next)}, ${now}, ${addSeconds(now, input.lifetimes.idleSeconds)}, ${graceFrom}, ${input.ip},
+        ${REUSE_ENTRY.kind}, ${REUSE_ENTRY.activity})`.compile(db),
+  )
+  const row = rows[0]!
+  switch (row.outcome) {
+    case 'rotated':
+      return { ok: true, sessionId: row.session_id!, userId: row.user_id!, refreshToken: next, replayed: false }
+    case 'replayed': {
+      // Sealed before this server had the key it has now (AUTH_SECRET changed), or rotated before
+      // sealing existed: a 401 that leaves the session alive, the other answer decision 0302 allows.
+      const current = row.sealed ? sealer.open(row.sealed) : null
+      if (!current) return { ok: false, reason: 'replay-unavailable' }
+      return { ok: true, sessionId: row.session_id!, userId: row.user_id!, refreshToken: current, replayed: true }
     }
-  } else {
-    await trx.updateTable('refresh_tokens').set({ rotated_at: now }).where('token_hash', '=', found.token_hash).execute()
+    case 'reused':
+      return { ok: false, reason: 'reused', userId: row.user_id! }
+    default:
+      return { ok: false, reason: row.outcome }
   }
-
-  const idleUntil = addSeconds(now, lifetimes.idleSeconds)
-  await trx
-    .updateTable('sessions')
-    .set({ last_refreshed_at: now, idle_expires_at: idleUntil < found.expires_at ? idleUntil : found.expires_at })
-    .where('id', '=', found.session_id)
-    .execute()
-  const refreshToken = await issueRefreshToken(trx, found.session_id, now)
-  return { ok: true, sessionId: found.session_id, userId: found.user_id, refreshToken }
 }
 
 export async function revokeSession(trx: Db, sessionId: string, reason: string, now: Date): Promise<void> {
@@ -146,6 +129,20 @@ export async function revokeUserSessions(
     .where('revoked_at', 'is', null)
   if (exceptSessionId) query = query.where('id', '!=', exceptSessionId)
   await query.execute()
+}
+
+/**
+ * Drops the sealed copies of current refresh tokens once no replay can need them (their session's
+ * last rotation is past the grace); run from the housekeeping job.
+ */
+export async function forgetSealedRefreshTokens(db: Db, now: Date): Promise<number> {
+  const result = await db
+    .updateTable('sessions')
+    .set({ refresh_token_sealed: null })
+    .where('refresh_token_sealed', 'is not', null)
+    .where('last_refreshed_at', '<', addSeconds(now, -REFRESH_REUSE_GRACE_SECONDS))
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows)
 }
 
 /** Removes sessions that ended long ago, with their tokens; run from the housekeeping job. */

@@ -53,6 +53,20 @@ const SETTINGS = {
           .filter(Boolean),
       ),
   ),
+  /** Host names served besides APP_URL's and the loopback names (http/host-check.ts). */
+  allowedHosts: setting(
+    'ALLOWED_HOSTS',
+    z
+      .string()
+      .regex(/^\s*(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(\s*,\s*(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+))*\s*$/, 'must be host names or addresses (IPv6 in brackets), comma-separated, without ports')
+      .optional()
+      .transform((value) =>
+        (value ?? '')
+          .split(',')
+          .map((entry) => entry.trim().toLowerCase())
+          .filter(Boolean),
+      ),
+  ),
   logLevel: setting('LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
   adminEmail: setting('ADMIN_EMAIL', z.string().optional()),
   adminPassword: setting('ADMIN_PASSWORD', z.string().optional()),

@@ -12,6 +12,10 @@ export interface Keys {
   csrf: Buffer
   /** Encrypts queued jobs, which hold one-time links (the name of the derivation predates the job queue). */
   jobPayload: Buffer
+  /** Seals a session's current refresh token for replays within the grace (auth/sealed-token.ts). */
+  refreshTokenSeal: Buffer
+  /** Signs the device cookies that let a browser used before past the account's sign-in limit. */
+  deviceToken: Buffer
 }
 
 const MIN_SECRET_BYTES = 32
@@ -46,5 +50,7 @@ export function deriveKeys(secret: Buffer): Keys {
     accessToken: new Uint8Array(derive('accounts access token v1')),
     csrf: derive('accounts csrf token v1'),
     jobPayload: derive('accounts mail payload v1'),
+    refreshTokenSeal: derive('accounts refresh token seal v1'),
+    deviceToken: derive('accounts device token v1'),
   }
 }

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely'
+import { normalizeEmail } from '~shared/email-address'
 import type { User } from '~shared/schemas/user'
 import { runNamedStatement } from '~server/db/prepared'
 import type { Database, UsersTable } from '~server/db/types'
@@ -50,12 +51,12 @@ export function findUserById(db: Db, id: string): Promise<UserRecord | undefined
 
 /** For sign-in only: the one query that reads the password hash. */
 export async function findCredentialsByEmail(db: Db, email: string) {
-  const query = db.selectFrom('users').select([...userColumns, 'password_hash']).where('email', '=', email.toLowerCase())
+  const query = db.selectFrom('users').select([...userColumns, 'password_hash']).where('email', '=', normalizeEmail(email))
   return (await runNamedStatement(db, query.compile())).rows[0]
 }
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRecord | undefined> {
-  return db.selectFrom('users').select(userColumns).where('email', '=', email.toLowerCase()).executeTakeFirst()
+  return db.selectFrom('users').select(userColumns).where('email', '=', normalizeEmail(email)).executeTakeFirst()
 }
 
 /** The user's row, locked until the caller's transaction ends. */
@@ -75,7 +76,7 @@ export async function countOtherActiveAdmins(db: Db, exceptId: string): Promise<
 }
 
 export async function isEmailTaken(db: Db, email: string): Promise<boolean> {
-  return (await db.selectFrom('users').select('id').where('email', '=', email.toLowerCase()).executeTakeFirst()) !== undefined
+  return (await db.selectFrom('users').select('id').where('email', '=', normalizeEmail(email)).executeTakeFirst()) !== undefined
 }
 
 export function isUuid(value: string): boolean {

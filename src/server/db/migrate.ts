@@ -4,6 +4,8 @@ import * as listsAndPictures from '~server/db/migrations/0002_lists_and_pictures
 import * as refreshRotationFunction from '~server/db/migrations/0003_refresh_rotation_function'
 import * as startSessionFunction from '~server/db/migrations/0004_start_session_function'
 import * as userSearchAnywhere from '~server/db/migrations/0005_user_search_anywhere'
+import * as normalisedAddresses from '~server/db/migrations/0006_normalised_addresses'
+import * as oneRefreshRotation from '~server/db/migrations/0007_one_refresh_rotation'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {
@@ -12,9 +14,17 @@ const migrations: Record<string, Migration> = {
   '0003_refresh_rotation_function': refreshRotationFunction,
   '0004_start_session_function': startSessionFunction,
   '0005_user_search_anywhere': userSearchAnywhere,
+  '0006_normalised_addresses': normalisedAddresses,
+  '0007_one_refresh_rotation': oneRefreshRotation,
 }
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations }
+
+/** Brings the schema up to the named migration only (tests of a migration's effect on older data). */
+export async function migrateUpTo<DB>(db: Kysely<DB>, name: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo(name)
+  if (error) throw error instanceof Error ? error : new Error(String(error))
+}
 
 /** Brings the schema up to date. Safe with several instances starting at once (Kysely locks). */
 export async function migrateToLatest<DB>(db: Kysely<DB>): Promise<void> {

@@ -37,6 +37,8 @@ export interface SessionsTable {
   revoked_reason: string | null
   ip_address: string | null
   user_agent: string | null
+  /** The current refresh token, sealed, for replays within the grace (migration 0007). */
+  refresh_token_sealed: Buffer | null
 }
 
 export interface RefreshTokensTable {

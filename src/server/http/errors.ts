@@ -35,6 +35,9 @@ export const forbidden = (message = 'You do not have permission to perform this 
 
 export const notFound = (message = 'Not found', code: ErrorCode = 'NOT_FOUND') => new HttpError(404, message, code)
 
+/** A request for a host name this server does not serve (DNS rebinding, http/host-check.ts). */
+export const misdirectedRequest = () => new HttpError(421, 'This server does not answer for that host name', 'MISDIRECTED_REQUEST')
+
 export const conflict = (message: string, code: ErrorCode = 'CONFLICT') => new HttpError(409, message, code)
 
 export const tooManyRequests = (retryAfterSeconds: number) =>

@@ -32,6 +32,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflicts with the current state',
   413: 'Request body too large',
   415: 'The body is not `application/json`',
+  421: 'The request named a host this server does not answer for: the `Host` is neither `APP_URL`\'s host nor a loopback name (refused before anything runs, against DNS rebinding)',
   429: 'Too many attempts; `Retry-After` says when to try again',
   500: 'Something failed on the server; the message is generic and `requestId` finds the details in the log',
   503: 'The database or the throttling store cannot be reached, the server is busy hashing passwords, or it is shutting down; try again after `Retry-After` (nothing was changed)',
@@ -45,7 +46,8 @@ if (!z.globalRegistry.has(userSchema)) z.globalRegistry.add(userSchema, { id: 'U
 
 /** The failure answers a route can get from the framework and the guard, whatever its logic. */
 export function frameworkFailureStatuses(method: string, route: Pick<RouteOptions, 'schema'>, access: Access | undefined): number[] {
-  const statuses = [500, 503]
+  // 421: the Host check (http/host-check.ts) answers before any route, whatever the route.
+  const statuses = [421, 500, 503]
   if (access !== 'public') statuses.push(401, 403)
   if (UNSAFE_METHODS.has(method)) statuses.push(400, 413, 415)
   if (route.schema?.querystring || route.schema?.params || route.schema?.body) statuses.push(400)

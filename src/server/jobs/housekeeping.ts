@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import { addSeconds, type Clock } from '~server/clock'
-import { deleteEndedSessions } from '~server/auth/sessions'
+import { deleteEndedSessions, forgetSealedRefreshTokens } from '~server/auth/sessions'
 import type { Database } from '~server/db/types'
 
 /**
  * Hourly clean-up of what has no use left: sessions ended more than a week ago (with their
- * refresh tokens), expired one-time tokens and throttling windows that are over. The activity
- * log is never touched.
+ * refresh tokens), sealed refresh tokens past their grace, expired one-time tokens and throttling
+ * windows that are over. The activity log is never touched.
  */
 const EVERY_MS = 60 * 60 * 1000
 const KEEP_ENDED_SESSIONS_SECONDS = 7 * 24 * 60 * 60
@@ -37,6 +37,7 @@ export class Housekeeping {
   async run(): Promise<void> {
     const now = this.clock()
     await deleteEndedSessions(this.db, addSeconds(now, -KEEP_ENDED_SESSIONS_SECONDS))
+    await forgetSealedRefreshTokens(this.db, now)
     await this.db.deleteFrom('one_time_tokens').where('expires_at', '<', addSeconds(now, -24 * 60 * 60)).execute()
     await this.db.deleteFrom('rate_limits').where('reset_at', '<', now).execute()
   }

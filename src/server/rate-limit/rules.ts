@@ -2,7 +2,8 @@
  * Every throttling rule, in one place (docs/decisions/0005). Windows are fixed; counts are kept in
  * the database or in Redis, so every instance sees the same numbers. Each rule's name says what
  * it counts and what it is keyed by: the client's IP address, the e-mail address given (known or
- * not, so a rule answers alike for both and reveals nothing), or a signed-in user's id.
+ * not, so a rule answers alike for both and reveals nothing), a signed-in user's id, or the
+ * device cookie of a browser the account signed in from before (decision 0301).
  * The `name` strings are the counters' keys: renaming one would reset its counts.
  */
 export interface RateLimitRule {
@@ -14,9 +15,16 @@ export interface RateLimitRule {
 const rule = (name: string, max: number, windowSeconds: number): RateLimitRule => ({ name, max, windowSeconds })
 
 export const RULES = {
-  /** Sign-in attempts on one address: NIST asks for throttling well before 100 failures. */
+  /**
+   * Sign-in attempts on one address from browsers it was not used in: NIST asks for throttling
+   * well before 100 failures. Attempts from a browser holding the account's device cookie count
+   * against that cookie instead (decision 0301), so that this limit cannot lock the owner out.
+   */
   signInByEmail: rule('login-account', 10, 15 * 60),
+  /** Failed sign-ins from one client address, whatever the accounts (a success gives its attempt back). */
   signInByIp: rule('login-ip', 100, 15 * 60),
+  /** Sign-in attempts of one account from one browser that has its device cookie. */
+  signInByDevice: rule('login-device', 10, 15 * 60),
   registerByIp: rule('register-ip', 20, 60 * 60),
   registerByEmail: rule('register-account', 5, 60 * 60),
   resendVerificationByIp: rule('resend-ip', 20, 15 * 60),

@@ -1,6 +1,7 @@
 import type { Role } from '~shared/constants'
 import { passwordPolicyProblem } from '~shared/password-policy'
-import { newPasswordField } from '~shared/schemas/fields'
+import { normalizeEmail } from '~shared/email-address'
+import { emailField, newPasswordField } from '~shared/schemas/fields'
 import { generatePassword } from '~server/auth/generated-password'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
@@ -29,7 +30,9 @@ export interface EnsureAccountResult {
 export class AccountInputError extends Error {}
 
 export async function ensureAccount(ctx: AppContext, input: EnsureAccountInput): Promise<EnsureAccountResult> {
-  const email = input.email.trim().toLowerCase()
+  const parsed = emailField.safeParse(input.email.trim())
+  if (!parsed.success) throw new AccountInputError(`"${input.email}" is not a valid email address.`)
+  const email = parsed.data
   if (input.password !== undefined) {
     const parsed = newPasswordField.safeParse(input.password)
     const problem = parsed.success ? passwordPolicyProblem(input.password, email) : parsed.error.issues[0]?.message
@@ -97,7 +100,7 @@ export async function ensureFirstAdmin(ctx: AppContext): Promise<{ email: string
         reason: 'Administrator from ADMIN_EMAIL at start-up',
       })
     }
-    return { email: adminEmail.toLowerCase() }
+    return { email: normalizeEmail(adminEmail) }
   }
   const activeAdmin = await ctx.db
     .selectFrom('users')

@@ -1,5 +1,6 @@
 import { passwordPolicyProblem } from '~shared/password-policy'
 import { pageLinks } from '~shared/paths'
+import type { CookieJar } from '~server/auth/device-tokens'
 import { consumeOneTimeToken, findOneTimeToken, isTokenShaped } from '~server/auth/one-time-tokens'
 import { revokeUserSessions } from '~server/auth/sessions'
 import { commitChange } from '~server/change'
@@ -14,7 +15,10 @@ const invalidLink = () => badRequest('Invalid or expired reset link', 'INVALID_T
  * Sets a new password through the e-mailed reset link: every session of the user ends, the
  * address counts as verified (the link proved it), and the owner is told by e-mail.
  */
-export async function resetPassword(ctx: AppContext, input: { token: string; password: string; ip: string }): Promise<void> {
+export async function resetPassword(
+  ctx: AppContext,
+  input: { token: string; password: string; ip: string; /** The browser's device cookie (decision 0301). */ deviceCookie: CookieJar },
+): Promise<void> {
   const { token, password, ip } = input
   await ctx.limiter.consume(RULES.resetPasswordByIp, ip)
   if (!isTokenShaped(token)) throw invalidLink()
@@ -45,6 +49,9 @@ export async function resetPassword(ctx: AppContext, input: { token: string; pas
     return true
   })
   if (!reset) throw invalidLink()
-  // A throttled owner can get back in: the reset clears the sign-in counter.
+  // A throttled owner can get back in: the reset clears the sign-in counter, and this browser
+  // (which followed the e-mailed link) is remembered, so that its sign-ins no longer count
+  // against the account however hard someone else keeps trying (decision 0301).
   await ctx.limiter.reset(RULES.signInByEmail, user.email)
+  ctx.deviceTokens.remember(input.deviceCookie, user.id, ctx.clock())
 }

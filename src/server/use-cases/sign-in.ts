@@ -1,4 +1,5 @@
 import type { AuthResult } from '~shared/schemas/user'
+import type { CookieJar } from '~server/auth/device-tokens'
 import { accountRefusal } from '~server/auth/session-check'
 import { startSession } from '~server/auth/sessions'
 import { commitChange } from '~server/change'
@@ -12,6 +13,8 @@ export interface SignInInput {
   password: string
   ip: string
   userAgent: string | null
+  /** The browser's device cookie (decision 0301): read to count the attempt, renewed on success. */
+  deviceCookie: CookieJar
 }
 
 /**
@@ -20,12 +23,19 @@ export interface SignInInput {
  * someone who knows its password (docs/security.md).
  */
 export async function signIn(ctx: AppContext, input: SignInInput): Promise<AuthResult> {
-  const { email, password, ip } = input
-  // Counted before the password is checked, so parallel guesses cannot slip past the limit.
-  await ctx.limiter.consume(RULES.signInByIp, ip)
-  await ctx.limiter.consume(RULES.signInByEmail, email)
-
+  const { email, password, ip, deviceCookie } = input
   const found = await findCredentialsByEmail(ctx.db, email)
+  // Counted before the password is checked, so parallel guesses cannot slip past the limit:
+  // against the browser's device cookie when it holds a genuine one for this account, else
+  // against the client address and the account (decision 0301).
+  const device = found ? ctx.deviceTokens.recognise(deviceCookie, found.id, ctx.clock()) : null
+  if (device) {
+    await ctx.limiter.consume(RULES.signInByDevice, device)
+  } else {
+    await ctx.limiter.consume(RULES.signInByIp, ip)
+    await ctx.limiter.consume(RULES.signInByEmail, email)
+  }
+
   // An unknown address costs the same hashing time as a wrong password.
   const valid = found ? await ctx.hasher.verify(found.password_hash, password) : await ctx.hasher.verifyNothing(password)
   if (!found || !valid) {
@@ -40,9 +50,16 @@ export async function signIn(ctx: AppContext, input: SignInInput): Promise<AuthR
     )
     throw unauthorized('Invalid credentials', 'INVALID_CREDENTIALS')
   }
-  // The owner's password: earlier failures stop counting against the account.
-  await ctx.limiter.reset(RULES.signInByEmail, email)
-  await ctx.limiter.undo(RULES.signInByIp, ip)
+  // The owner's password: the failures counted where this attempt was counted stop counting
+  // (a sign-in from a known browser leaves the account's count to whoever made it), and this
+  // browser is remembered for the account's next sign-ins.
+  if (device) {
+    await ctx.limiter.reset(RULES.signInByDevice, device)
+  } else {
+    await ctx.limiter.reset(RULES.signInByEmail, email)
+    await ctx.limiter.undo(RULES.signInByIp, ip)
+  }
+  ctx.deviceTokens.remember(deviceCookie, found.id, ctx.clock())
   // The refusal is recorded like any other failed sign-in, with the reason.
   const refusal = accountRefusal(found)
   if (refusal) {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { EMAIL_MAX, NAME_MAX, NAME_MIN, PASSWORD_MAX, PASSWORD_MIN, PHONE_MAX } from '../constants'
+import { hasHiddenCharacters, isLookAlikeAddress, normalizeEmail } from '../email-address'
 import { passwordPolicyProblem } from '../password-policy'
 
 /**
@@ -33,11 +34,27 @@ export const messages = {
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?'
 const EMAIL_PATTERN = new RegExp(`^[^\\s@"<>()[\\]\\\\,;:\\u0000-\\u001f\\u007f-\\u009f]+@(?:localhost|${LABEL}(?:\\.${LABEL})+)$`)
 
+/**
+ * An address as typed: capped, free of invisible, direction-changing and loose combining
+ * characters, then put in its normal form (NFKC, lower case) and checked again in that form,
+ * where mixed scripts and look-alikes of Latin are refused too (../email-address.ts, decision
+ * 0303). What the schema gives the server is the normal form: the one compared and stored.
+ */
+// Only the length caps abort: any other problem with the address leaves the form's other checks
+// (the passwords' match, the blocklist) to run and say what they find too.
 export const emailField = z
   .string({ error: messages.email })
   .max(EMAIL_MAX, { error: messages.email, abort: true })
-  .regex(EMAIL_PATTERN, { error: messages.email })
-  .transform((value) => value.toLowerCase())
+  .refine((value) => !hasHiddenCharacters(value), { error: messages.email })
+  .transform(normalizeEmail)
+  .pipe(
+    z
+      .string()
+      // Compatibility forms can lengthen an address (one ligature, several letters): capped again.
+      .max(EMAIL_MAX, { error: messages.email, abort: true })
+      .regex(EMAIL_PATTERN, { error: messages.email })
+      .refine((value) => !isLookAlikeAddress(value), { error: messages.email }),
+  )
 
 export const nameField = z
   .string({ error: messages.nameMin })

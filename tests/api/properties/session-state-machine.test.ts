@@ -7,9 +7,10 @@ import { useTestApp, type TestApp } from '../../support/test-app'
  * against the real app: a model predicts every answer (sign in, refresh with the newest or an
  * older token, time passing, a signed-in call, logout), and the server must agree each step.
  *
- * Rules modelled: a refresh token works once; a used token presented again
- * within 10 s gets a successor too; after that the whole session dies; an access token lives
- * ACCESS_TOKEN_TTL seconds; logout ends the session at once.
+ * Rules modelled (decisions 0002 and 0302): a refresh token works once; a used token
+ * presented again within 10 s of its use gets the token the session holds now (the same one, never
+ * a new chain); after that the whole session dies; an access token lives ACCESS_TOKEN_TTL seconds;
+ * logout ends the session at once.
  */
 const GRACE = 10
 const ACCESS_TTL = 60
@@ -59,9 +60,14 @@ class Refresh implements fc.AsyncCommand<Model, Real> {
     const response = await refreshWith(r.t, token.value)
     expect(response.statusCode).toBe(expectOk ? 200 : 401)
     if (expectOk) {
-      token.usedAt ??= m.now
       const data = response.json().data
-      session.tokens.push({ value: data.refreshToken, usedAt: null })
+      if (token.usedAt === null) {
+        token.usedAt = m.now
+        session.tokens.push({ value: data.refreshToken, usedAt: null })
+      } else {
+        // A replay within the grace: the session's current token, as already handed out.
+        expect(data.refreshToken).toBe(session.tokens.at(-1)!.value)
+      }
       session.access = { value: data.accessToken, expiresAt: m.now + ACCESS_TTL }
     } else if (session.live && token.usedAt !== null) {
       // A used token after the grace period: the whole session is revoked.

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { PASSWORD_MAX, PASSWORD_MIN } from '~shared/constants'
 import { passwordPolicyMessages, passwordPolicyProblem } from '~shared/password-policy'
 import { registerSchema } from '~shared/schemas/auth'
+import { hasHiddenCharacters, normalizeEmail } from '~shared/email-address'
 import { emailField, messages, nameField, newPasswordField, phoneField } from '~shared/schemas/fields'
 
 /**
@@ -87,17 +88,73 @@ describe('the password blocklist', () => {
 })
 
 describe('e-mail addresses', () => {
-  it('accept only addresses without whitespace or line breaks, and keep them in lower case', () => {
+  it('accept only addresses without whitespace or line breaks, and keep them in their normal form', () => {
     fc.assert(
       fc.property(fc.oneof(fc.emailAddress(), anyText), (input) => {
         const result = emailField.safeParse(input)
         if (!result.success) return
-        expect(result.data).toBe(input.toLowerCase())
+        expect(result.data).toBe(normalizeEmail(input))
         expect(result.data).not.toMatch(/[\s\r\n]/)
         expect(result.data.split('@')).toHaveLength(2)
       }),
       { numRuns: 3000 },
     )
+  })
+
+  // Addresses with letters beyond ASCII, and their compatibility spellings (full-width, upper case).
+  const fullWidth = (text: string) => text.replace(/[!-~]/g, (c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0))
+  const unicodeAddress = fc
+    .tuple(fc.emailAddress(), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }), fc.constantFrom('keep', 'upper', 'full-width'))
+    .map(([address, extra, spelling]) => {
+      const at = address.indexOf('@')
+      const typed = `${address.slice(0, at)}${extra}${address.slice(at)}`
+      return spelling === 'upper' ? typed.toUpperCase() : spelling === 'full-width' ? fullWidth(typed) : typed
+    })
+
+  it('give every spelling its normal form, a fixed point holding nothing invisible, direction-changing or loose', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.emailAddress(), unicodeAddress, anyText), (input) => {
+        const result = emailField.safeParse(input)
+        if (!result.success) return
+        expect(result.data).toBe(normalizeEmail(input))
+        expect(emailField.safeParse(result.data)).toEqual({ success: true, data: result.data })
+        expect(hasHiddenCharacters(result.data)).toBe(false)
+        expect(result.data).not.toMatch(/\p{M}(?<=\p{Script=Inherited})/u)
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('accept an address and its full-width and upper-case spellings as one and the same', () => {
+    fc.assert(
+      fc.property(fc.emailAddress(), (address) => {
+        const plain = emailField.safeParse(address)
+        if (!plain.success) return
+        expect(emailField.safeParse(fullWidth(address))).toEqual(plain)
+        expect(emailField.safeParse(address.toUpperCase())).toEqual(plain)
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
+  it('refuse an address once an invisible, direction-changing or loose combining character is slipped in anywhere', () => {
+    const slipped = fc.constantFrom('\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u034f', '\u061c', '\u200e', '\u200f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\ufe0f', '\u0301', '\u0336', '\u20d2', '\ue000', '\u{e0041}')
+    fc.assert(
+      fc.property(fc.emailAddress(), fc.nat(), slipped, (address, at, character) => {
+        const cut = at % (address.length + 1)
+        expect(emailField.safeParse(`${address.slice(0, cut)}${character}${address.slice(cut)}`).success).toBe(false)
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('refused for any reason short of length, leave the form\'s other messages to be shown too', () => {
+    for (const email of ['not-an-address', 'alice\u200b@example.com', '\u0430lice@example.com', 'alice\u0301@example.com', '\u0430\u0440\u0435@example.com']) {
+      const result = registerSchema.safeParse({ name: 'Ada', email, password: 'Correct-Horse-7-Battery!', confirmPassword: 'Other-Horse-7-Battery!' })
+      expect(result.success).toBe(false)
+      const issues = result.error!.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+      expect(issues, email).toEqual(['email: Invalid email address', "confirmPassword: Passwords don't match"])
+    }
   })
 
   it('refuse any address with CR or LF inside (no header injection)', () => {

@@ -130,7 +130,7 @@ describe('events that end sessions', () => {
 })
 
 describe('many tabs refreshing at the same moment', () => {
-  it('all get a working successor and nobody is signed out', async () => {
+  it('all get the same working successor and nobody is signed out', async () => {
     const session = await signInAs(t, await quickUser(t))
     const tabs = await Promise.all(Array.from({ length: 6 }, () => refresh(t, session.refreshToken)))
     // A tab that wakes up a few seconds later, still within the grace, with the same old token.
@@ -138,11 +138,9 @@ describe('many tabs refreshing at the same moment', () => {
     tabs.push(await refresh(t, session.refreshToken))
     for (const tab of tabs) expect(tab.statusCode, tab.body).toBe(200)
     const successors = tabs.map((tab) => tab.json().data)
-    expect(new Set(successors.map((s) => s.refreshToken)).size).toBe(7)
-    for (const successor of successors) {
-      expect((await me(t, successor.accessToken)).statusCode).toBe(200)
-      expect((await refresh(t, successor.refreshToken)).statusCode).toBe(200)
-    }
+    expect(new Set(successors.map((s) => s.refreshToken)).size).toBe(1)
+    for (const successor of successors) expect((await me(t, successor.accessToken)).statusCode).toBe(200)
+    expect((await refresh(t, successors[0].refreshToken)).statusCode).toBe(200)
   })
 })
 

@@ -5,8 +5,11 @@ import { type SignedInSession, signInThroughApi } from './accounts'
 /** A browser that has not started by then will not: say why at once instead of waiting minutes. */
 const LAUNCH_TIMEOUT_MS = 30_000
 
-/** Chromium as found once per run (tests/e2e/support/global-browser.ts), started headless. */
-export async function launchBrowser(): Promise<Browser> {
+/**
+ * Chromium as found once per run (tests/e2e/support/global-browser.ts), started headless, with any
+ * further switches a test needs (e.g. `--host-resolver-rules`).
+ */
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   const install = inject('chromium')
   if ('error' in install) throw new Error(`Chromium is not available: ${install.error}`)
   try {
@@ -14,7 +17,7 @@ export async function launchBrowser(): Promise<Browser> {
       executablePath: install.executablePath,
       env: { ...process.env, ...install.env } as Record<string, string>,
       timeout: LAUNCH_TIMEOUT_MS,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
     })
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)

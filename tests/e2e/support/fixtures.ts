@@ -19,7 +19,7 @@ export interface BrowserTests {
   openTab(app: AppPage): Promise<AppPage>
 }
 
-export function browserTests(options: { env?: Record<string, string> } = {}): BrowserTests {
+export function browserTests(options: { env?: Record<string, string>; browserArgs?: string[] } = {}): BrowserTests {
   let server: RunningServer | undefined
   let browser: Browser | undefined
   let accounts: Accounts | undefined
@@ -27,7 +27,7 @@ export function browserTests(options: { env?: Record<string, string> } = {}): Br
 
   beforeAll(async () => {
     // Both are kept even when the other fails, so afterAll stops whatever did start.
-    const [started, launched] = await Promise.allSettled([startServer(options), launchBrowser()])
+    const [started, launched] = await Promise.allSettled([startServer({ env: options.env ?? {} }), launchBrowser(options.browserArgs)])
     if (started.status === 'fulfilled') server = started.value
     if (launched.status === 'fulfilled') browser = launched.value
     if (started.status === 'rejected') throw started.reason

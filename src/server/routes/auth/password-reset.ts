@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { emailOnlySchema, resetPasswordSchema, tokenParamsSchema } from '~shared/schemas/auth'
 import type { AppContext } from '~server/context'
+import { deviceCookie } from '~server/http/cookies'
 import { done, failures, messageOnly } from '~server/http/envelope'
 import { requestPasswordReset } from '~server/use-cases/request-account-link'
 import { resetPassword } from '~server/use-cases/reset-password'
@@ -20,8 +21,13 @@ export function passwordResetRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/auth/reset-password/:token',
       { schema: { params: tokenParamsSchema, body: resetPasswordSchema, response: { 200: messageOnly, ...failures(400, 429, 503) } } },
-      async (request) => {
-        await resetPassword(ctx, { token: request.params.token, password: request.body.password, ip: request.ip })
+      async (request, reply) => {
+        await resetPassword(ctx, {
+          token: request.params.token,
+          password: request.body.password,
+          ip: request.ip,
+          deviceCookie: deviceCookie(request, reply),
+        })
         return done('Password reset successfully!')
       },
     )
