@@ -84,7 +84,6 @@ export async function run(): Promise<string> {
   const passwordHash = await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 })
   const emails = await seedBenchUsers(url, passwordHash, USERS)
 
-
   const server = await startServer({ DATABASE_URL: url, RATE_LIMIT: 'off' })
   const idleRss = server.rssMiB()
   try {
@@ -200,20 +199,45 @@ export async function run(): Promise<string> {
     const loginShare = signInRate / rawRate
     const share = (rate: number) => `${fmt((rate / rawRate) * 100, 1)}%`
     const rows = [
-      ['Password hasher alone (Argon2id 19 MiB, t=2, p=1) in one process, one verification per core at a time (as the server hashes), verifications/s', fmt(rawRate, 1), 'reference', ''],
+      [
+        'Password hasher alone (Argon2id 19 MiB, t=2, p=1) in one process, one verification per core at a time (as the server hashes), verifications/s',
+        fmt(rawRate, 1),
+        'reference',
+        '',
+      ],
       ['The same hasher alone in one process per core, verifications/s', fmt(rates.perCore, 1), '', share(rates.perCore)],
-      ['Sign-in, successful answers/s (16 connections)', fmt(signInRate, 1), `>= 90% of hasher (${fmt(rawRate * 0.9, 1)})`, `${share(signInRate)} ${loginShare >= 0.9 ? 'met' : 'NOT met'} (${fmt((signInRate / rates.perCore) * 100, 1)}% of one process per core)`],
+      [
+        'Sign-in, successful answers/s (16 connections)',
+        fmt(signInRate, 1),
+        `>= 90% of hasher (${fmt(rawRate * 0.9, 1)})`,
+        `${share(signInRate)} ${loginShare >= 0.9 ? 'met' : 'NOT met'} (${fmt((signInRate / rates.perCore) * 100, 1)}% of one process per core)`,
+      ],
       ['Bare server: HTTP and the hash only, answers/s', fmt(rates.bareHash, 1), '', share(rates.bareHash)],
       ["Bare server: HTTP, the hash and the sign-in's two statements, answers/s", fmt(rates.bareDatabase, 1), '', share(rates.bareDatabase)],
       ['Sign-in latency p50 / p99 (slowest round), ms', `${login.latency.p50} / ${login.latency.p99}`, '', ''],
       ['Refresh, rotations/s (32 connections, 64 sessions)', fmt(perSecond(refresh)), '>= 1,000', perSecond(refresh) >= 1000 ? 'met' : 'NOT met'],
       ['Refresh latency p50 / p99, ms', `${refresh.latency.p50} / ${refresh.latency.p99}`, '', ''],
       ['GET /auth/me, sent evenly at 1,000 req/s: answered/s', fmt(me.answeredPerSecond), '1,000', ''],
-      ['GET /auth/me latency p50 / p99 / p99.9 (median of three runs), ms', `${me.latency.p50} / ${me.latency.p99} / ${me.latency.p999}`, 'p99 < 10', me.latency.p99 < 10 ? 'met' : 'NOT met'],
-      ['GET /auth/me p99 of each run (time stolen by the hypervisor), ms', meRuns.map((run) => `${run.result.latency.p99} (${fmt(run.stolen * 100, 1)}%)`).join(', '), '', ''],
+      [
+        'GET /auth/me latency p50 / p99 / p99.9 (median of three runs), ms',
+        `${me.latency.p50} / ${me.latency.p99} / ${me.latency.p999}`,
+        'p99 < 10',
+        me.latency.p99 < 10 ? 'met' : 'NOT met',
+      ],
+      [
+        'GET /auth/me p99 of each run (time stolen by the hypervisor), ms',
+        meRuns.map((run) => `${run.result.latency.p99} (${fmt(run.stolen * 100, 1)}%)`).join(', '),
+        '',
+        '',
+      ],
       ['200 concurrent sign-ins: answered/s, non-2xx, errors', `${fmt(perSecond(crowd), 1)}, ${crowd.non2xx}, ${crowd.errors + crowd.timeouts}`, '', ''],
       ['Server memory idle / peak under 200 sign-ins / after, MiB', `${idleRss} / ${peakRss} / ${afterRss}`, 'bounded', peakRss < idleRss + 400 ? 'met' : 'NOT met'],
-      ['Errors in the other runs (non-2xx, errors, timeouts)', `${login.non2xx + refresh.non2xx + sum(meRuns, (run) => run.result.non2xx)}, ${login.errors + refresh.errors + sum(meRuns, (run) => run.result.errors)}, ${login.timeouts + refresh.timeouts}`, '0', ''],
+      [
+        'Errors in the other runs (non-2xx, errors, timeouts)',
+        `${login.non2xx + refresh.non2xx + sum(meRuns, (run) => run.result.non2xx)}, ${login.errors + refresh.errors + sum(meRuns, (run) => run.result.errors)}, ${login.timeouts + refresh.timeouts}`,
+        '0',
+        '',
+      ],
     ]
     return [
       '# Authentication benchmark',
@@ -244,13 +268,13 @@ export async function run(): Promise<string> {
       '  server, whatever its code.',
       '- GET /auth/me is sent by `bench/support/open-loop.ts`: one request every millisecond whatever',
       '  the answers do, latency counted from when each was due (docs/decisions/0008). Three runs, each',
-      '  with the share of the machine\'s time that the hypervisor took from it; the verdict is the',
-      '  median run\'s p99.',
+      "  with the share of the machine's time that the hypervisor took from it; the verdict is the",
+      "  median run's p99.",
       '',
       '## Where the time goes',
       '',
       'Per answer, at full speed, from `npx tsx bench/support/cpu-per-request.ts` (CPU of the server',
-      'process, of all PostgreSQL processes and of the load generator, and the machine\'s idle time,',
+      "process, of all PostgreSQL processes and of the load generator, and the machine's idle time,",
       'read from /proc over 10 s of steady load; 2026-11-23, two runs, a machine on which the hasher',
       'alone managed 120-150 verifications a second in one process):',
       '',
@@ -267,9 +291,9 @@ export async function run(): Promise<string> {
       '  top, to 78-79%. The statements cost far more than their 0.2 ms alone because two Argon2id',
       '  verifications at a time stream 2 x 19 MiB through the 32 MiB cache the two cores share:',
       '  PostgreSQL, the server and the load generator run on cold caches, and each of their wake-ups',
-      '  evicts a part of the hashes\' blocks in turn. In a bare server the credentials read alone took',
+      "  evicts a part of the hashes' blocks in turn. In a bare server the credentials read alone took",
       '  10% off the throughput, and its main thread spends 1.2-1.5 ms of CPU per sign-in (HTTP, JSON,',
-      '  two statements), this server\'s 1.8-2.2 ms (2026-11-23, `/proc/<pid>/task/<pid>/stat`).',
+      "  two statements), this server's 1.8-2.2 ms (2026-11-23, `/proc/<pid>/task/<pid>/stat`).",
       '- The hasher in one process per core verifies 14-20% more than in one process, where the two',
       '  verifications map and unmap their 19 MiB in one address space and wait on each other in the',
       '  kernel (8-11% of the machine idle). Hashing in two child processes did not make the server',
@@ -278,12 +302,12 @@ export async function run(): Promise<string> {
       '- Tried for sign-in, no gain past the noise: a third or fourth concurrent hash (idle time falls,',
       '  Argon2id slows by as much); the activity search index without `fastupdate = off`, and without',
       '  the counter trigger (PostgreSQL 0.1-0.2 ms less per sign-in); `MIMALLOC_PURGE_DELAY`,',
-      '  `MIMALLOC_RESERVE_OS_MEMORY` and glibc malloc tunables against the library\'s 3-4 ms of kernel',
+      "  `MIMALLOC_RESERVE_OS_MEMORY` and glibc malloc tunables against the library's 3-4 ms of kernel",
       '  time per verification (it maps and unmaps its blocks each time); the bare server batching',
       '  reads and session starts of several sign-ins into one statement each (87%, still short).',
       '  Moving the writes into one database function did help (66-73% -> 75%, docs/decisions/0007),',
       '  and so did naming the statements (docs/decisions/0009). A cheaper hash would not raise the',
-      '  share: it lowers the reference as much as the sign-in\'s hashing.',
+      "  share: it lowers the reference as much as the sign-in's hashing.",
       '- Refresh: one call of `rotate_refresh_token` (`rotate_fresh_refresh_token` before decision 0302),',
       '  whose statements look rows up by key. The',
       '  single-join version it replaced ran at 450/s after a burst of sign-ins, when stale statistics',
@@ -291,9 +315,9 @@ export async function run(): Promise<string> {
       '- GET /auth/me: about 0.5 ms of the machine per request, so 1,000 a second keep a quarter of it',
       '  busy. The session check against PostgreSQL on every request is what makes sign-out and',
       '  suspension take effect on the very next request, so it stays; as a named statement it costs',
-      '  PostgreSQL 0.10-0.14 ms instead of 0.30-0.34 (docs/decisions/0009). The server\'s own share is',
+      "  PostgreSQL 0.10-0.14 ms instead of 0.30-0.34 (docs/decisions/0009). The server's own share is",
       '  spread thinly over Fastify, the token check, the query builder and the driver, with no part',
-      '  above 3% of it (`perf`, 2026-11-23). The tail follows the machine: the server\'s event loop',
+      "  above 3% of it (`perf`, 2026-11-23). The tail follows the machine: the server's event loop",
       '  stalls 4-14 ms once a second or so (collections of 2-10 ms among them), each stall queues the',
       '  requests due meanwhile, and runs a few minutes apart on the same code measured p99 from 7 to 20 ms.',
     ].join('\n')

@@ -48,10 +48,10 @@ const STUDIES: Study[] = [
     },
     meaning: [
       'Each case costs one Argon2id verification and writes one "Failed login" activity entry (an unknown',
-      'address\'s belongs to nobody), both proved by `tests/api/security/account-discovery.test.ts`. Before the',
+      "address's belongs to nobody), both proved by `tests/api/security/account-discovery.test.ts`. Before the",
       'unknown address got its entry too, it answered about 5 ms faster at the median (Mann–Whitney p = 0.001',
-      'over 300 rounds): the write was the difference. An account\'s entry is still a little more work than',
-      'nobody\'s (a longer search text to index, the reference to the account checked): see docs/security.md.',
+      "over 300 rounds): the write was the difference. An account's entry is still a little more work than",
+      "nobody's (a longer search text to index, the reference to the account checked): see docs/security.md.",
     ],
   },
   {
@@ -117,7 +117,11 @@ const stdev = (values: number[]) => {
   const m = mean(values)
   return Math.sqrt(values.reduce((sum, v) => sum + (v - m) ** 2, 0) / (values.length - 1))
 }
-const median = (values: number[]) => quantile([...values].sort((a, b) => a - b), 0.5)
+const median = (values: number[]) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  )
 
 /** 95% interval of the difference of medians (a − b), by resampling. */
 function medianDifference(a: number[], b: number[]): [number, number, number] {
@@ -130,7 +134,7 @@ function medianDifference(a: number[], b: number[]): [number, number, number] {
 function mannWhitneyP(a: number[], b: number[]): number {
   const all = [...a.map((v) => ({ v, g: 0 })), ...b.map((v) => ({ v, g: 1 }))].sort((x, y) => x.v - y.v)
   let rankSumA = 0
-  for (let i = 0; i < all.length; ) {
+  for (let i = 0; i < all.length;) {
     let j = i
     while (j + 1 < all.length && all[j + 1]!.v === all[i]!.v) j++
     const rank = (i + j) / 2 + 1

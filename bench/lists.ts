@@ -51,7 +51,26 @@ interface Case {
   run(db: Kysely<Database>): Promise<unknown>
 }
 
-const USER_SEARCHES = ['john', 'smith', 'son', 'garcia', 'mary.j', 'example.org', 'lee', '4242', 'james.smith1', 'wagner_', 'nomatchxyz', 'jo', 'e', 'qz', 'é', '.o', 'a s', '42']
+const USER_SEARCHES = [
+  'john',
+  'smith',
+  'son',
+  'garcia',
+  'mary.j',
+  'example.org',
+  'lee',
+  '4242',
+  'james.smith1',
+  'wagner_',
+  'nomatchxyz',
+  'jo',
+  'e',
+  'qz',
+  'é',
+  '.o',
+  'a s',
+  '42',
+]
 const ACTIVITY_SEARCHES = ['logged', 'password', 'john', 'smith', 'firefox', 'role: client', 'james.smith1', 'example.org', 'garcia', 'nomatchxyz']
 const ACTIVITY_KINDS = ['logged in', 'registered', 'updated', 'deleted', 'verified', 'reset', 'logged out']
 const pages = (...list: number[]) => list
@@ -61,7 +80,12 @@ function cases(): Case[] {
   const users = (name: string, query: Record<string, string | number>) => {
     const input = { page: 1, limit: 10, ...query } as Parameters<typeof listUsers>[1]
     const group: Group = 'search' in query ? 'User searches' : 'User list pages'
-    all.push({ group, name, path: `/api/admin/users?${new URLSearchParams(Object.entries({ limit: 10, ...query }).map(([k, v]) => [k, String(v)]))}`, run: (db) => listUsers(db, input) })
+    all.push({
+      group,
+      name,
+      path: `/api/admin/users?${new URLSearchParams(Object.entries({ limit: 10, ...query }).map(([k, v]) => [k, String(v)]))}`,
+      run: (db) => listUsers(db, input),
+    })
   }
   for (let page = 1; page <= 50; page++) users(`page ${page}`, { page })
   for (const role of ['ADMIN', 'DEVELOPER', 'MODERATOR', 'CLIENT']) for (const page of pages(1, 2, 10)) users(`role ${role}, page ${page}`, { role, page })
@@ -83,7 +107,12 @@ function cases(): Case[] {
   for (let page = 1; page <= 50; page++) activities(`page ${page}`, { page })
   for (const activity of ACTIVITY_KINDS) for (const page of pages(1, 10, 25, 50)) activities(`"${activity}" entries, page ${page}`, { activity, page })
   for (const search of ACTIVITY_SEARCHES) for (const page of pages(1, 5, 25, 50)) activities(`"${search}", page ${page}`, { search, page })
-  for (const [search, activity] of [['firefox', 'logged in'], ['john', 'updated'], ['smith', 'logged out'], ['10.1', 'logged in']] as const) {
+  for (const [search, activity] of [
+    ['firefox', 'logged in'],
+    ['john', 'updated'],
+    ['smith', 'logged out'],
+    ['10.1', 'logged in'],
+  ] as const) {
     for (const page of pages(1, 50)) activities(`"${search}" in "${activity}" entries, page ${page}`, { search, activity, page })
   }
 
@@ -274,7 +303,10 @@ const KEY_QUERIES: { group: Group; name: string; why: string }[] = [
 ]
 
 export async function run(): Promise<string> {
-  const loadAtStart = os.loadavg().map((n) => n.toFixed(2)).join(', ')
+  const loadAtStart = os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(', ')
   const url = benchDatabaseUrl()
   await ensureDatabase(url)
   const loader = openLoaderDatabase(url)
@@ -338,7 +370,7 @@ export async function run(): Promise<string> {
     `user searches for ${USER_SEARCHES.map((s) => `"${s}"`).join(', ')} (pages 1 and 3, and with filters);`,
     'the activity log pages 1 to 50, filtered by every activity type at pages 1, 10, 25 and 50, and searched for',
     `${ACTIVITY_SEARCHES.map((s) => `"${s}"`).join(', ')} at pages 1, 5, 25 and 50 (and with a type filter); statistics.`,
-    'Every activity search page also computes its total (exact up to 1,000 matches, then the planner\'s estimate).',
+    "Every activity search page also computes its total (exact up to 1,000 matches, then the planner's estimate).",
     '',
     '## At the database',
     '',
@@ -374,17 +406,17 @@ export async function run(): Promise<string> {
     '',
     '## How',
     '',
-    '- User list: the page\'s ids from a newest-first index (per role, status, or both; index-only past the skipped',
-    '  users), then the page\'s rows; totals from trigger-kept counters (decision 0103).',
-    '- Searches: one lower-case `search_text` per user and per activity entry (the entry\'s text, details and its',
-    '  user\'s name and e-mail, kept current by triggers), trigram GIN indexes, LIKE on the lower-cased term, and',
+    "- User list: the page's ids from a newest-first index (per role, status, or both; index-only past the skipped",
+    "  users), then the page's rows; totals from trigger-kept counters (decision 0103).",
+    "- Searches: one lower-case `search_text` per user and per activity entry (the entry's text, details and its",
+    "  user's name and e-mail, kept current by triggers), trigram GIN indexes, LIKE on the lower-cased term, and",
     '  statistics target 1000 on those columns so the planner tells common terms from rare ones (0102).',
     '- User searches without three letters or digits in a row ("jo", "é", "a s") match anywhere too (`strpos`): rare ones',
-    '  through a GIN index of the search text\'s characters and character pairs, common ones by the newest-first walk (0102).',
-    '- Activity searches: from the planner\'s estimate, rare or scattered terms are read through the trigram index',
+    "  through a GIN index of the search text's characters and character pairs, common ones by the newest-first walk (0102).",
+    "- Activity searches: from the planner's estimate, rare or scattered terms are read through the trigram index",
     '  (all matches up to 1,001, which also counts them), common ones by a newest-first walk of an index that carries',
     '  the search text (index-only; one partial index per activity filter) until the page is full (0104).',
-    '- Totals under a search: exact up to 1,000 matches, the planner\'s estimate beyond (0103).',
+    "- Totals under a search: exact up to 1,000 matches, the planner's estimate beyond (0103).",
     '- Statistics: sums over the counter tables (a few dozen rows) and the 10 newest entries.',
     '- The slowest calls are deep pages of terms of middling frequency (a surname in about 1 entry in 250): page 50',
     '  needs the 1,000 newest matches, so about 250,000 entries are walked. Time-partitioning the log would be the',
@@ -392,7 +424,7 @@ export async function run(): Promise<string> {
     '',
     `Machine load (1, 5, 15 min) when the run started: ${loadAtStart}. Other work on the machine shares its two cores;`,
     'timings on an idle machine are lower. EXPLAIN ANALYZE below times every row and node, which costs much on this',
-    'virtual machine\'s clock: its times are higher than the same statements\' own (measured above).',
+    "virtual machine's clock: its times are higher than the same statements' own (measured above).",
     '',
     '## EXPLAIN (ANALYZE, BUFFERS) of the key queries',
     '',

@@ -78,10 +78,7 @@ export async function run(): Promise<string> {
     const started = Date.now()
     const sampler = setInterval(() => samples.push({ at: (Date.now() - started) / 1000, rss: server.rssMiB() }), 1000)
     const result = await new Promise<autocannon.Result>((resolve, reject) =>
-      autocannon(
-        { url: server.url, connections: CONNECTIONS, duration: SECONDS, timeout: 30, requests: mix },
-        (error, r) => (error ? reject(error) : resolve(r)),
-      ),
+      autocannon({ url: server.url, connections: CONNECTIONS, duration: SECONDS, timeout: 30, requests: mix }, (error, r) => (error ? reject(error) : resolve(r))),
     )
     clearInterval(sampler)
 
@@ -98,7 +95,7 @@ export async function run(): Promise<string> {
       `Run by \`npm run bench -- load\` on ${new Date().toISOString().slice(0, 10)}: ${machineLine()}.`,
       `PostgreSQL on the same machine, throttling on, the server in its own process, autocannon in the`,
       `benchmark process: ${CONNECTIONS} connections for ${SECONDS} s cycling through sign-in status,`,
-      'profile reads and writes, own and everyone\'s activity (searched), user search, statistics, health',
+      "profile reads and writes, own and everyone's activity (searched), user search, statistics, health",
       'and wrong-password sign-ins (which become 429s once throttled).',
       '',
       '| Measure | Result | Target |',

@@ -81,7 +81,14 @@ for (const [name, graph] of [
   [`web, from ${relative(loginPage)}`, web],
 ] as const) {
   console.log(`${name}: ${graph.size} files`)
-  if (list) console.log([...graph.keys()].map(relative).sort().map((file) => `  ${file}`).join('\n'))
+  if (list)
+    console.log(
+      [...graph.keys()]
+        .map(relative)
+        .sort()
+        .map((file) => `  ${file}`)
+        .join('\n'),
+    )
   for (const circle of circles(graph)) console.log(`  import circle: ${circle.map(relative).join(' → ')}`)
 }
 console.log(`form to database: ${both.size} distinct files`)

@@ -39,7 +39,9 @@ export async function createPeerDatabases(options: { users: number; benchUsers: 
   const emails = await seedBenchUsers(ours, options.passwordHash, options.benchUsers)
   // One statement made them all at the same instant; a microsecond apart, in order, both systems
   // list them newest first in the same order (Better Auth sorts by the time alone).
-  await query(ours, [`UPDATE users SET created_at = created_at + (substring(email FROM '[0-9]+')::int * interval '1 microsecond') WHERE email ~ '^bench[0-9]+@example\\.com$'`])
+  await query(ours, [
+    `UPDATE users SET created_at = created_at + (substring(email FROM '[0-9]+')::int * interval '1 microsecond') WHERE email ~ '^bench[0-9]+@example\\.com$'`,
+  ])
 
   await query(benchServerUrl(), [`DROP DATABASE IF EXISTS ${BETTER_AUTH_DATABASE} WITH (FORCE)`], [`CREATE DATABASE ${BETTER_AUTH_DATABASE}`])
   const betterAuth = databaseUrl(benchServerUrl(), BETTER_AUTH_DATABASE)
@@ -92,7 +94,16 @@ async function copyUsers(ours: string, target: pg.Pool, log: (line: string) => v
          SELECT id, name, email, verified, CASE WHEN admin THEN 'admin' ELSE 'user' END, banned, created_at, updated_at
          FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::boolean[], $6::boolean[], $7::timestamptz[], $8::timestamptz[])
            AS t(id, name, email, verified, admin, banned, created_at, updated_at)`,
-        [rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.email), rows.map((r) => r.verified), rows.map((r) => r.admin), rows.map((r) => r.banned), rows.map((r) => r.created_at), rows.map((r) => r.updated_at)],
+        [
+          rows.map((r) => r.id),
+          rows.map((r) => r.name),
+          rows.map((r) => r.email),
+          rows.map((r) => r.verified),
+          rows.map((r) => r.admin),
+          rows.map((r) => r.banned),
+          rows.map((r) => r.created_at),
+          rows.map((r) => r.updated_at),
+        ],
       )
       copied += rows.length
       if (rows.length === COPY_CHUNK && copied % 200_000 < COPY_CHUNK) log(`  better auth users ${copied} (${((Date.now() - started) / 1000).toFixed(0)} s)`)

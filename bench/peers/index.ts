@@ -26,7 +26,11 @@ const PASSWORD = 'Bench-Password-42!'
 export const SHORT_TERMS = ['jo', 'e', 'qz']
 export const LONG_TERMS = ['john', 'smith', 'garcia', 'example.org', 'james.smith1', 'nomatchxyz']
 
-const loadAverage = () => os.loadavg().map((n) => n.toFixed(1)).join(', ')
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(1))
+    .join(', ')
 
 export async function run(): Promise<string> {
   const log = (line: string) => console.log(line)
@@ -72,7 +76,10 @@ export async function run(): Promise<string> {
     const searchQuery = (term: string) => Object.fromEntries(new URLSearchParams(betterAuth.search(admins.get(betterAuth)!, term).path.split('?')[1]))
     const plans = [
       ...(await checkPlans(databases.ours, await ourStatements(databases.ours, terms))),
-      ...(await checkPlans(databases.betterAuth, await betterAuthStatements(databases.betterAuth, terms, { email: databases.adminEmail, password: PASSWORD }, searchQuery))),
+      ...(await checkPlans(
+        databases.betterAuth,
+        await betterAuthStatements(databases.betterAuth, terms, { email: databases.adminEmail, password: PASSWORD }, searchQuery),
+      )),
     ]
 
     return report({

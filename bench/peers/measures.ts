@@ -65,16 +65,18 @@ export async function signInThroughput(systems: System[], emails: string[], pass
   for (const system of systems) await load(system, 3)
   const runs = await inTurns(systems, rounds, (system) => withCpu(system, () => load(system, seconds / rounds)))
   return new Map(
-    [...runs].map(([system, turns]) => [system, turns.map((turn) => turn.result), meanCpu(turns.map((turn) => turn.cpu))] as const).map(([system, parts, cpu]) => [
-      system,
-      {
-        perSecond: mean(parts.map((part) => part['2xx'] / part.duration)),
-        cpu,
-        p50: Math.max(...parts.map((part) => part.latency.p50)),
-        p99: Math.max(...parts.map((part) => part.latency.p99)),
-        failures: sum(parts.map((part) => part.non2xx + part.errors + part.timeouts)),
-      },
-    ]),
+    [...runs]
+      .map(([system, turns]) => [system, turns.map((turn) => turn.result), meanCpu(turns.map((turn) => turn.cpu))] as const)
+      .map(([system, parts, cpu]) => [
+        system,
+        {
+          perSecond: mean(parts.map((part) => part['2xx'] / part.duration)),
+          cpu,
+          p50: Math.max(...parts.map((part) => part.latency.p50)),
+          p99: Math.max(...parts.map((part) => part.latency.p99)),
+          failures: sum(parts.map((part) => part.non2xx + part.errors + part.timeouts)),
+        },
+      ]),
   )
 }
 
@@ -86,7 +88,13 @@ export async function signInThroughput(systems: System[], emails: string[], pass
 export type FreshSessions = (system: System) => Promise<Session[]>
 
 /** The session check sent evenly at `rate` per second (bench/support/open-loop.ts); each run's result. */
-export async function sessionCheckAtRate(systems: System[], sessions: FreshSessions, rate: number, seconds: number, rounds: number): Promise<Map<System, OpenLoopResult[]>> {
+export async function sessionCheckAtRate(
+  systems: System[],
+  sessions: FreshSessions,
+  rate: number,
+  seconds: number,
+  rounds: number,
+): Promise<Map<System, OpenLoopResult[]>> {
   const load = async (system: System, duration: number) => {
     const own = await sessions(system)
     return openLoop({ url: system.url, rate, seconds: duration, connections: 20, request: (n) => system.sessionCheck(own[n % own.length]!) })
@@ -128,16 +136,18 @@ export async function sessionCheckFullSpeed(systems: System[], sessions: FreshSe
     return withCpu(system, () => load(system, own, seconds / rounds))
   })
   return new Map(
-    [...runs].map(([system, turns]) => [system, turns.map((turn) => turn.result), meanCpu(turns.map((turn) => turn.cpu))] as const).map(([system, parts, cpu]) => [
-      system,
-      {
-        perSecond: mean(parts.map((part) => part['2xx'] / part.duration)),
-        cpu,
-        p50: median(parts.map((part) => part.latency.p50)),
-        p99: median(parts.map((part) => part.latency.p99)),
-        failures: sum(parts.map((part) => part.non2xx + part.errors + part.timeouts)),
-      },
-    ]),
+    [...runs]
+      .map(([system, turns]) => [system, turns.map((turn) => turn.result), meanCpu(turns.map((turn) => turn.cpu))] as const)
+      .map(([system, parts, cpu]) => [
+        system,
+        {
+          perSecond: mean(parts.map((part) => part['2xx'] / part.duration)),
+          cpu,
+          p50: median(parts.map((part) => part.latency.p50)),
+          p99: median(parts.map((part) => part.latency.p99)),
+          failures: sum(parts.map((part) => part.non2xx + part.errors + part.timeouts)),
+        },
+      ]),
   )
 }
 

@@ -81,14 +81,24 @@ export async function ourStatements(url: string, terms: string[]): Promise<State
 }
 
 /** Better Auth's statements, recorded from its own code (in this process, on its database). */
-export async function betterAuthStatements(url: string, terms: string[], admin: { email: string; password: string }, searchQuery: (term: string) => Record<string, string>): Promise<Statement[]> {
+export async function betterAuthStatements(
+  url: string,
+  terms: string[],
+  admin: { email: string; password: string },
+  searchQuery: (term: string) => Record<string, string>,
+): Promise<Statement[]> {
   const recorded: { sql: string; parameters: readonly unknown[] }[] = []
   const db = recordingDatabase<unknown>(url, recorded)
   const auth = createBetterAuth({ baseURL: 'http://127.0.0.1', secret: crypto.randomBytes(32).toString('hex'), database: { db, type: 'postgres' } })
   const statements: Statement[] = []
   try {
     const signedIn = await auth.api.signInEmail({ body: admin, asResponse: true })
-    const headers = new Headers({ cookie: signedIn.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ') })
+    const headers = new Headers({
+      cookie: signedIn.headers
+        .getSetCookie()
+        .map((line) => line.split(';')[0])
+        .join('; '),
+    })
     recorded.length = 0
     await auth.api.getSession({ headers })
     for (const s of recorded) statements.push({ system: 'Better Auth', what: 'session check', ...s, named: false })

@@ -27,7 +27,8 @@ interface Profile {
   timeDeltas: number[]
 }
 
-const NAMED = /^(router|getEndpoints|createRouter\$1|createInternalContext|getSignedCookie|verifySignature|getCryptoKey|decodeCookieCache|findSession|writev|\(garbage collector\)) /
+const NAMED =
+  /^(router|getEndpoints|createRouter\$1|createInternalContext|getSignedCookie|verifySignature|getCryptoKey|decodeCookieCache|findSession|writev|\(garbage collector\)) /
 
 function summarise(profile: Profile): string[] {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]))
@@ -55,7 +56,10 @@ function summarise(profile: Profile): string[] {
   const share = (ms: number) => `${((100 * ms) / busy).toFixed(1)}%`
   return [
     `  busy ${busy.toFixed(0)} ms; by package:`,
-    ...[...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([name, ms]) => `    ${share(ms)} ${name}`),
+    ...[...byPackage]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 10)
+      .map(([name, ms]) => `    ${share(ms)} ${name}`),
     '  named functions, inclusive:',
     ...[...inclusive].sort((a, b) => b[1] - a[1]).map(([name, ms]) => `    ${share(ms)} ${name}`),
   ]
@@ -68,12 +72,25 @@ try {
   for (const cookieCache of [false, true]) {
     const port = await freePort()
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'better-auth-profile-'))
-    const env = { ...process.env, PORT: String(port), DATABASE_URL: databases.betterAuth, BA_SECRET: crypto.randomBytes(32).toString('hex'), BA_COOKIE_CACHE: cookieCache ? 'on' : 'off' }
+    const env = {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: databases.betterAuth,
+      BA_SECRET: crypto.randomBytes(32).toString('hex'),
+      BA_COOKIE_CACHE: cookieCache ? 'on' : 'off',
+    }
     const child = fork(new URL('./better-auth-server.ts', import.meta.url).pathname, [], { execArgv: ['--import', 'tsx', '--cpu-prof', `--cpu-prof-dir=${dir}`], env })
     await new Promise((resolve) => child.once('message', resolve))
     const url = `http://127.0.0.1:${port}`
-    const signedIn = await fetch(`${url}/api/auth/sign-in/email`, { method: 'POST', headers: { 'content-type': 'application/json', origin: url }, body: JSON.stringify({ email: databases.emails[0], password: PASSWORD }) })
-    const cookie = signedIn.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ')
+    const signedIn = await fetch(`${url}/api/auth/sign-in/email`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: url },
+      body: JSON.stringify({ email: databases.emails[0], password: PASSWORD }),
+    })
+    const cookie = signedIn.headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0])
+      .join('; ')
     const result = await new Promise<autocannon.Result>((resolve, reject) =>
       autocannon({ url: `${url}/api/auth/get-session`, connections: 20, duration: 10, headers: { cookie } }, (error, r) => (error ? reject(error) : resolve(r))),
     )
@@ -81,7 +98,10 @@ try {
     const exited = new Promise((resolve) => child.once('exit', resolve))
     child.disconnect()
     await exited
-    const file = fs.readdirSync(dir).map((name) => path.join(dir, name)).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]!
+    const file = fs
+      .readdirSync(dir)
+      .map((name) => path.join(dir, name))
+      .sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]!
     console.log(`Better Auth, ${cookieCache ? 'cookie cache' : 'database sessions'}: ${(result['2xx'] / result.duration).toFixed(0)} answers/s`)
     console.log(summarise(JSON.parse(fs.readFileSync(file, 'utf8')) as Profile).join('\n'))
     fs.rmSync(dir, { recursive: true, force: true })

@@ -28,7 +28,11 @@ const ms = (n: number) => fmt(n, n < 10 ? 2 : 1)
 /** How many times better Accounts does: for a rate ours/theirs, for a time theirs/ours. */
 const faster = (ours: number, theirs: number) => `${fmt(ours / theirs, 2)}×`
 const slower = (ours: number, theirs: number) => `${fmt(theirs / ours, 2)}×`
-const table = (header: string[], rows: string[][]) => [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)]
+const table = (header: string[], rows: string[][]) => [
+  `| ${header.join(' | ')} |`,
+  `| ${header.map(() => '---').join(' | ')} |`,
+  ...rows.map((row) => `| ${row.join(' | ')} |`),
+]
 
 /** The median run of an open-loop series, by p99 (as bench/auth.ts judges GET /auth/me). */
 function medianRun(runs: OpenLoopResult[]): OpenLoopResult {
@@ -122,7 +126,12 @@ export function report(r: PeersResults): string {
       ms(medianRun(r.atRate.get(betterAuth)!).latency.p99),
       medianRun(r.atRate.get(betterAuth)!).latency.p99 / medianRun(r.atRate.get(ours)!).latency.p99,
     ),
-    row('Session check at full speed, answers/s', fmt(ourFull.perSecond), fmt(r.fullSpeed.get(betterAuth)!.perSecond), ourFull.perSecond / r.fullSpeed.get(betterAuth)!.perSecond),
+    row(
+      'Session check at full speed, answers/s',
+      fmt(ourFull.perSecond),
+      fmt(r.fullSpeed.get(betterAuth)!.perSecond),
+      ourFull.perSecond / r.fullSpeed.get(betterAuth)!.perSecond,
+    ),
     row(
       '... against Better Auth with its cookie cache, answers/s',
       fmt(ourFull.perSecond),
@@ -131,16 +140,29 @@ export function report(r: PeersResults): string {
       'cookieCache',
     ),
     row('Sign-out p50, ms', ms(signOutP50(ours)), ms(signOutP50(betterAuth)), signOutP50(betterAuth) / signOutP50(ours), 'signOut'),
-    row('Old session refused right after sign-out', refused(r.signOuts.get(ours)!), `${refused(r.signOuts.get(betterAuth)!)} (cookie cache: ${refused(r.signOuts.get(cookieCache)!)})`),
+    row(
+      'Old session refused right after sign-out',
+      refused(r.signOuts.get(ours)!),
+      `${refused(r.signOuts.get(betterAuth)!)} (cookie cache: ${refused(r.signOuts.get(cookieCache)!)})`,
+    ),
     row('User search p95, short terms, ms', ms(groupP95(ours, true)), ms(groupP95(betterAuth, true)), groupP95(betterAuth, true) / groupP95(ours, true), 'searchShort'),
     row('User search p95, long terms, ms', ms(groupP95(ours, false)), ms(groupP95(betterAuth, false)), groupP95(betterAuth, false) / groupP95(ours, false), 'searchLong'),
   ]
-  const summary = table(['Measure', ours.name, betterAuth.name, 'Accounts better by'], rows.map((one) => one.cells))
+  const summary = table(
+    ['Measure', ours.name, betterAuth.name, 'Accounts better by'],
+    rows.map((one) => one.cells),
+  )
   const behind = rows.filter((one) => one.ratio !== undefined && one.ratio < 1)
   const behindLines =
     behind.length === 0
       ? ['Accounts is ahead on every measure of this run.']
-      : ['Where Accounts is behind in this run:', '', ...behind.map((one) => `- ${one.cells[0]}: ${one.why ? WHY_BEHIND[one.why] : 'within the noise of this shared machine (compare the runs in the sections below).'}`)]
+      : [
+          'Where Accounts is behind in this run:',
+          '',
+          ...behind.map(
+            (one) => `- ${one.cells[0]}: ${one.why ? WHY_BEHIND[one.why] : 'within the noise of this shared machine (compare the runs in the sections below).'}`,
+          ),
+        ]
   const differingPlans = r.plans.filter((plan) => plan.system === 'Accounts' && !plan.named && plan.namedPlan !== plan.customPlan).map((plan) => plan.what)
 
   return [
@@ -162,7 +184,7 @@ export function report(r: PeersResults): string {
     '## Sign-in',
     '',
     ...table(
-      ['System', 'Sign-ins/s', 'p50 / p99 (slowest round), ms', 'Server CPU per sign-in, ms', 'Its PostgreSQL backends\' CPU per sign-in, ms', 'Failures'],
+      ['System', 'Sign-ins/s', 'p50 / p99 (slowest round), ms', 'Server CPU per sign-in, ms', "Its PostgreSQL backends' CPU per sign-in, ms", 'Failures'],
       [ours, betterAuth].map((system) => {
         const result = r.signIns.get(system)!
         return [system.name, fmt(result.perSecond, 1), `${result.p50} / ${result.p99}`, ms(result.cpu.server), ms(result.cpu.database), String(result.failures)]
@@ -182,14 +204,25 @@ export function report(r: PeersResults): string {
     '',
     `At full speed (autocannon, 20 connections each with a session of its own), three turns of ${fmt(r.seconds / 3, 1)} s each:`,
     '',
-    ...table(['System', 'Answers/s', 'p50 / p99 (median turn), ms', 'Accounts better by', 'Server CPU per answer, ms', 'Its PostgreSQL backends\' CPU per answer, ms', 'Failures'], fullRows),
+    ...table(
+      [
+        'System',
+        'Answers/s',
+        'p50 / p99 (median turn), ms',
+        'Accounts better by',
+        'Server CPU per answer, ms',
+        "Its PostgreSQL backends' CPU per answer, ms",
+        'Failures',
+      ],
+      fullRows,
+    ),
     '',
     'Every turn of both runs signs in 20 sessions afresh (outside its timing): this client does not keep the cookies that',
     'answers set, so a cookie cache older than its `maxAge` would otherwise send each request to the database.',
     '',
     'At 1,000 a second a system whose answers take more than the two cores can give that rate falls behind: requests',
     'queue and their latency grows through the run (see its "Answered/s"). Every answer of every run was checked to be',
-    'a 2xx; the session check\'s answer itself is checked in the sign-out section.',
+    "a 2xx; the session check's answer itself is checked in the sign-out section.",
     '',
     ...SESSION_CHECK_WORK,
     '',
@@ -210,7 +243,10 @@ export function report(r: PeersResults): string {
     'the systems taking turns request by request. "Same page" compares the ten users each answered; totals are',
     "Accounts' (exact up to 1,000, the planner's estimate beyond: docs/decisions/0103) and Better Auth's (an exact count).",
     '',
-    ...table(['Term', 'Kind', `${ours.name} p50 / p95, ms`, `${betterAuth.name} p50 / p95, ms`, 'Accounts better by (p95)', 'Totals', 'Same page', 'Failures'], searchRows),
+    ...table(
+      ['Term', 'Kind', `${ours.name} p50 / p95, ms`, `${betterAuth.name} p50 / p95, ms`, 'Accounts better by (p95)', 'Totals', 'Same page', 'Failures'],
+      searchRows,
+    ),
     '',
     ...SEARCH_WORK,
     '',
@@ -224,7 +260,7 @@ export function report(r: PeersResults): string {
     ...table(['System', 'Request', 'As sent', 'Plan with its values', 'Plan after 10 named runs', 'Named plan is', 'Unnamed / named, ms'], planRows),
     '',
     ...PLANS_NOTE,
-    differingPlans.length > 0 ? `In this run: ${differingPlans.join(', ')}.` : 'In this run, none of the product\'s searches would.',
+    differingPlans.length > 0 ? `In this run: ${differingPlans.join(', ')}.` : "In this run, none of the product's searches would.",
     '',
     `Statements per request, as recorded: the session check, Accounts ${statementsOf('Accounts', 'session check')}, Better Auth ${statementsOf('Better Auth', 'session check')};`,
     `a search beyond it, Accounts ${statementsOf('Accounts', `search "${r.searched[0]!.term}"`)} ("${r.searched[0]!.term}"; a short term also costs an estimate), Better Auth ${statementsOf('Better Auth', `search "${r.searched[0]!.term}"`)}.`,

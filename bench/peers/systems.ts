@@ -91,10 +91,7 @@ export async function startBetterAuth(databaseUrl: string, options: BetterAuthOp
     },
   })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  await Promise.race([
-    new Promise((resolve) => child.once('message', resolve)),
-    exited.then(() => Promise.reject(new Error(`${options.name} exited before listening`))),
-  ])
+  await Promise.race([new Promise((resolve) => child.once('message', resolve)), exited.then(() => Promise.reject(new Error(`${options.name} exited before listening`)))])
   // A browser sends its page's origin with every POST; Better Auth checks it against its own.
   const origin = { origin: url }
   return {
@@ -102,12 +99,24 @@ export async function startBetterAuth(databaseUrl: string, options: BetterAuthOp
     url,
     pid: child.pid!,
     database: new URL(databaseUrl).pathname.slice(1),
-    signInRequest: (email, password) => ({ path: '/api/auth/sign-in/email', method: 'POST', headers: { ...JSON_HEADERS, ...origin }, body: JSON.stringify({ email, password }) }),
+    signInRequest: (email, password) => ({
+      path: '/api/auth/sign-in/email',
+      method: 'POST',
+      headers: { ...JSON_HEADERS, ...origin },
+      body: JSON.stringify({ email, password }),
+    }),
     async signIn(email, password) {
-      const response = await fetch(`${url}/api/auth/sign-in/email`, { method: 'POST', headers: { ...JSON_HEADERS, ...origin }, body: JSON.stringify({ email, password }) })
+      const response = await fetch(`${url}/api/auth/sign-in/email`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, ...origin },
+        body: JSON.stringify({ email, password }),
+      })
       if (!response.ok) throw new Error(`${options.name} sign-in failed: ${response.status} ${await response.text()}`)
       // The cookies as a browser would send them back: name=value of each.
-      const cookie = response.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ')
+      const cookie = response.headers
+        .getSetCookie()
+        .map((line) => line.split(';')[0])
+        .join('; ')
       const headers = { cookie }
       return { headers, signOut: { path: '/api/auth/sign-out', method: 'POST', headers: { ...headers, ...origin, ...JSON_HEADERS }, body: '{}' } }
     },

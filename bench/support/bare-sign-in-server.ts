@@ -30,7 +30,10 @@ async function signIn(email: string, password: string): Promise<number> {
   if (!(await hashing(() => verify(user.password_hash, password)))) return 401
   const now = Date.now()
   const token = crypto.createHash('sha256').update(crypto.randomBytes(32)).digest()
-  await pool.query({ ...START_SESSION, values: [user.id, '127.0.0.1', null, new Date(now), new Date(now + 7 * DAY), new Date(now + 30 * DAY), token, 'logged in', 'Logged in'] })
+  await pool.query({
+    ...START_SESSION,
+    values: [user.id, '127.0.0.1', null, new Date(now), new Date(now + 7 * DAY), new Date(now + 30 * DAY), token, 'logged in', 'Logged in'],
+  })
   return 200
 }
 

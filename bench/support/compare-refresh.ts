@@ -143,7 +143,14 @@ async function turn(tree: Tree, seconds: number) {
   )
   timers.forEach(clearTimeout)
   const n = last.answers - first.answers
-  return { rate: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, serverMs: (last.server - first.server) / n, postgresMs: (last.postgres - first.postgres) / n }
+  return {
+    rate: result['2xx'] / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    serverMs: (last.server - first.server) / n,
+    postgresMs: (last.postgres - first.postgres) / n,
+  }
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!

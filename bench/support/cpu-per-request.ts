@@ -27,7 +27,12 @@ function processCpuMs(pid: number): number {
 }
 
 const postgresCpuMs = () =>
-  execSync('pgrep postgres').toString().trim().split('\n').map(Number).reduce((sum, pid) => sum + processCpuMs(pid), 0)
+  execSync('pgrep postgres')
+    .toString()
+    .trim()
+    .split('\n')
+    .map(Number)
+    .reduce((sum, pid) => sum + processCpuMs(pid), 0)
 
 function snapshot(serverPid: number) {
   const own = process.cpuUsage()

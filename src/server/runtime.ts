@@ -77,11 +77,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
 
     const keys = deriveKeys(loadOrCreateSecret(config.authSecret, config.dataDir))
     if (!config.rateLimit) log.warn('RATE_LIMIT=off: throttling is DISABLED. Use this only for tests.')
-    const store = !config.rateLimit
-      ? null
-      : config.redisUrl
-        ? new RedisRateLimitStore(config.redisUrl, options.redisPrefix)
-        : new DatabaseRateLimitStore(database.db)
+    const store = !config.rateLimit ? null : config.redisUrl ? new RedisRateLimitStore(config.redisUrl, options.redisPrefix) : new DatabaseRateLimitStore(database.db)
     const limiter = new RateLimiter(store, clock)
     closers.push(() => limiter.close())
 

@@ -31,7 +31,7 @@ const COMMON_WORDS = new Set(
   fussball sommer winter hase engel bienvenue bienvenido willkommen`.split(/\s+/),
 )
 
-const LEET: Record<string, string> = { '@': 'a', '4': 'a', '0': 'o', '1': 'i', '!': 'i', '3': 'e', '$': 's', '5': 's', '7': 't', '+': 't', '8': 'b', '9': 'g' }
+const LEET: Record<string, string> = { '@': 'a', '4': 'a', '0': 'o', '1': 'i', '!': 'i', '3': 'e', $: 's', '5': 's', '7': 't', '+': 't', '8': 'b', '9': 'g' }
 
 /** The password's core: lower case, with the decoration users add at both ends taken off. */
 function coreOf(password: string): string {

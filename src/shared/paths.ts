@@ -30,8 +30,7 @@ export const paths = {
  */
 export function pageLinks(origin: string) {
   return {
-    verifyEmail: (token: string, email: string) =>
-      `${origin}${paths.verifyEmail}?token=${encodeURIComponent(token)}&email=${encodeURIComponent(email)}`,
+    verifyEmail: (token: string, email: string) => `${origin}${paths.verifyEmail}?token=${encodeURIComponent(token)}&email=${encodeURIComponent(email)}`,
     resetPassword: (token: string) => `${origin}${paths.resetPassword}?token=${encodeURIComponent(token)}`,
     login: () => `${origin}${paths.login}`,
     forgotPassword: () => `${origin}${paths.forgotPassword}`,

@@ -39,10 +39,11 @@ describe('user list', () => {
     }
   })
 
-  const list = async (query = '') => expectSuccess(await as(t, admin).get(`/api/admin/users${query}`)).data as {
-    users: ListedUser[]
-    pagination: { page: number; limit: number; total: number; pages: number }
-  }
+  const list = async (query = '') =>
+    expectSuccess(await as(t, admin).get(`/api/admin/users${query}`)).data as {
+      users: ListedUser[]
+      pagination: { page: number; limit: number; total: number; pages: number }
+    }
   const names = (data: { users: ListedUser[] }) => data.users.map((u) => u.name)
 
   it('shows ten users a page, newest first, with the total', async () => {
@@ -106,7 +107,7 @@ describe('user list', () => {
     expect(names(await list(`?search=${encodeURIComponent('\\')}`))).toEqual(['Back\\Slash'])
   })
 
-  it.each(["' OR '1'='1", "'; DROP TABLE users; --", 'admin\'--', '" OR ""="', '%\' AND 1=1 --', 'Robert\'); DROP TABLE users;--'])(
+  it.each(["' OR '1'='1", "'; DROP TABLE users; --", "admin'--", '" OR ""="', "%' AND 1=1 --", "Robert'); DROP TABLE users;--"])(
     'treats %j as text, never as SQL',
     async (search) => {
       const data = await list(`?search=${encodeURIComponent(search)}`)

@@ -43,12 +43,7 @@ describe('user management: reading and editing', () => {
     const target = await quickUser(t, { name: 'Role Target' })
     const body = expectSuccess(await as(t, admin).put(`/api/admin/users/${target.id}`, { role: 'MODERATOR' }))
     expect(body.data.role).toBe('MODERATOR')
-    const entry = await t.ctx.db
-      .selectFrom('activities')
-      .selectAll()
-      .where('user_id', '=', target.id)
-      .orderBy('id', 'desc')
-      .executeTakeFirstOrThrow()
+    const entry = await t.ctx.db.selectFrom('activities').selectAll().where('user_id', '=', target.id).orderBy('id', 'desc').executeTakeFirstOrThrow()
     expect(entry).toMatchObject({
       kind: 'updated',
       activity: `Changed role of Role Target (${target.email})`,
@@ -61,12 +56,7 @@ describe('user management: reading and editing', () => {
   it('records several changes at once in one entry', async () => {
     const target = await quickUser(t, { name: 'Many Changes' })
     expectSuccess(await as(t, admin).put(`/api/admin/users/${target.id}`, { role: 'DEVELOPER', status: 'SUSPENDED', name: 'Many Changed' }))
-    const entry = await t.ctx.db
-      .selectFrom('activities')
-      .selectAll()
-      .where('user_id', '=', target.id)
-      .orderBy('id', 'desc')
-      .executeTakeFirstOrThrow()
+    const entry = await t.ctx.db.selectFrom('activities').selectAll().where('user_id', '=', target.id).orderBy('id', 'desc').executeTakeFirstOrThrow()
     expect(entry.activity).toBe(`Updated user Many Changes (${target.email})`)
     expect(entry.details).toBe('role: CLIENT → DEVELOPER; status: ACTIVE → SUSPENDED; name: Many Changes → Many Changed')
   })
@@ -175,11 +165,7 @@ describe('user management: deleting', () => {
     expectFailure(await as(t, admin).delete(`/api/admin/users/${target.id}`), 404)
     expectFailure(await as(t, admin).get(`/api/admin/users/${target.id}`), 404)
 
-    const entry = await t.ctx.db
-      .selectFrom('activities')
-      .selectAll()
-      .where('activity', '=', `Deleted user Leaving Soon (${target.email})`)
-      .executeTakeFirstOrThrow()
+    const entry = await t.ctx.db.selectFrom('activities').selectAll().where('activity', '=', `Deleted user Leaving Soon (${target.email})`).executeTakeFirstOrThrow()
     expect(entry).toMatchObject({ kind: 'deleted', user_id: null, actor_id: admin.id })
     // The entry's user is gone; its details say who deleted the account.
     expect(entry.details).toContain(`deleted by `)
@@ -196,10 +182,7 @@ describe('user management: deleting', () => {
   it('answers two simultaneous deletes of one user with one success and one 404', async () => {
     for (let round = 0; round < 2; round++) {
       const target = await quickUser(t, { status: 'INACTIVE' })
-      const answers = await Promise.all([
-        as(t, admin).delete(`/api/admin/users/${target.id}`),
-        as(t, admin).delete(`/api/admin/users/${target.id}`),
-      ])
+      const answers = await Promise.all([as(t, admin).delete(`/api/admin/users/${target.id}`), as(t, admin).delete(`/api/admin/users/${target.id}`)])
       expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 404])
       expect(await countWhere(t, 'activities', { activity: `Deleted user Test User (${target.email})` })).toBe(1)
     }
@@ -252,12 +235,8 @@ describe('at least one active administrator', () => {
     await holder.connect()
     try {
       await holder.query('SELECT pg_advisory_lock(72530001)')
-      const pending = Promise.all([
-        as(t, a).put(`/api/admin/users/${b.id}`, { role: 'DEVELOPER' }),
-        as(t, b).put(`/api/admin/users/${a.id}`, { role: 'DEVELOPER' }),
-      ])
-      const waiting = async () =>
-        Number((await holder.query("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0].n)
+      const pending = Promise.all([as(t, a).put(`/api/admin/users/${b.id}`, { role: 'DEVELOPER' }), as(t, b).put(`/api/admin/users/${a.id}`, { role: 'DEVELOPER' })])
+      const waiting = async () => Number((await holder.query("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0].n)
       for (let i = 0; i < 100 && (await waiting()) < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20))
       expect(await waiting()).toBe(2)
       await holder.query('SELECT pg_advisory_unlock(72530001)')

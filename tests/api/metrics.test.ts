@@ -95,7 +95,8 @@ describe('metrics', () => {
   })
 
   it('shows the mail queue depth and counts failed sends', async () => {
-    const jobs = (text: string) => (sample(text, 'accounts_mail_queue_jobs', { state: 'due' }) ?? NaN) + (sample(text, 'accounts_mail_queue_jobs', { state: 'scheduled' }) ?? NaN)
+    const jobs = (text: string) =>
+      (sample(text, 'accounts_mail_queue_jobs', { state: 'due' }) ?? NaN) + (sample(text, 'accounts_mail_queue_jobs', { state: 'scheduled' }) ?? NaN)
     const before = await scrape()
     const user = await quickUser(t)
     expect((await t.request('POST', '/api/auth/forgot-password', { body: { email: user.email } })).statusCode).toBe(200)
@@ -104,7 +105,9 @@ describe('metrics', () => {
     const after = await scrape()
     expect(jobs(after)).toBe(jobs(before) + 1)
     expect(sample(after, 'accounts_mail_queue_jobs', { state: 'due' })).toBe(0)
-    expect(sample(after, 'accounts_mail_send_attempts_total', { outcome: 'retry' })).toBeGreaterThan(sample(before, 'accounts_mail_send_attempts_total', { outcome: 'retry' })!)
+    expect(sample(after, 'accounts_mail_send_attempts_total', { outcome: 'retry' })).toBeGreaterThan(
+      sample(before, 'accounts_mail_send_attempts_total', { outcome: 'retry' })!,
+    )
     expect(sample(after, 'accounts_mail_send_attempts_total', { outcome: 'sent' })).toBe(0)
 
     // Once its retry is due, it counts as due again.
@@ -131,7 +134,12 @@ describe('metrics', () => {
     const elsewhere = '203.0.113.9'
 
     it('refuses a scraper elsewhere without the token: 401 in the envelope', async () => {
-      for (const headers of <Record<string, string>[]>[{}, { authorization: 'Bearer wrong-token' }, { authorization: `Basic ${TOKEN}` }, { authorization: `Bearer ${TOKEN}x` }]) {
+      for (const headers of <Record<string, string>[]>[
+        {},
+        { authorization: 'Bearer wrong-token' },
+        { authorization: `Basic ${TOKEN}` },
+        { authorization: `Bearer ${TOKEN}x` },
+      ]) {
         const response = await t.request('GET', '/metrics', { remoteAddress: elsewhere, headers })
         expect(response.statusCode).toBe(401)
         expect(response.json()).toMatchObject({ success: false, code: 'UNAUTHORIZED', requestId: expect.any(String) })
@@ -147,7 +155,12 @@ describe('metrics', () => {
     })
 
     it('treats a request a proxy forwarded from loopback as coming from elsewhere', async () => {
-      for (const headers of <Record<string, string>[]>[{ 'x-forwarded-for': '198.51.100.4' }, { forwarded: 'for=198.51.100.4' }, { 'x-real-ip': '198.51.100.4' }, { 'x-forwarded-for': '127.0.0.1' }]) {
+      for (const headers of <Record<string, string>[]>[
+        { 'x-forwarded-for': '198.51.100.4' },
+        { forwarded: 'for=198.51.100.4' },
+        { 'x-real-ip': '198.51.100.4' },
+        { 'x-forwarded-for': '127.0.0.1' },
+      ]) {
         expect((await t.request('GET', '/metrics', { headers })).statusCode, JSON.stringify(headers)).toBe(401)
       }
       expect((await t.request('GET', '/metrics', { remoteAddress: '::1' })).statusCode).toBe(200)

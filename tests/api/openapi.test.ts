@@ -61,7 +61,9 @@ describe('the OpenAPI document', () => {
     expect(operation('GET /admin/users/:id')!.parameters).toEqual([expect.objectContaining({ in: 'path', name: 'id' })])
     const query = operation('GET /admin/users')!.parameters!.map((p) => `${p.in}:${p.name}`)
     expect(query).toEqual(expect.arrayContaining(['query:page', 'query:limit', 'query:search', 'query:role', 'query:status']))
-    const login = operation('POST /auth/login')!.requestBody!.content['application/json'] as { schema: { properties: object; required: string[]; additionalProperties: boolean } }
+    const login = operation('POST /auth/login')!.requestBody!.content['application/json'] as {
+      schema: { properties: object; required: string[]; additionalProperties: boolean }
+    }
     expect(Object.keys(login.schema.properties)).toEqual(['email', 'password'])
     expect(login.schema.additionalProperties).toBe(false)
   })

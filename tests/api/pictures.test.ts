@@ -2,18 +2,7 @@ import crypto from 'node:crypto'
 import sharp from 'sharp'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp, type SignedIn } from '../support/test-app'
-import {
-  dataUrl,
-  gifImage,
-  gifScriptPolyglot,
-  htmlPage,
-  jpegWithGps,
-  jpegWithHtmlComment,
-  pngDeclaring,
-  pngImage,
-  svgImage,
-  webpImage,
-} from './helpers/images'
+import { dataUrl, gifImage, gifScriptPolyglot, htmlPage, jpegWithGps, jpegWithHtmlComment, pngDeclaring, pngImage, svgImage, webpImage } from './helpers/images'
 import { as, countWhere, expectFailure, expectSuccess } from './helpers/requests'
 
 const INVALID = 'Please select a valid image file'
@@ -84,7 +73,13 @@ describe('profile pictures', () => {
     ['an SVG declared as PNG', () => dataUrl(svgImage(), 'image/png')],
     ['an HTML page', () => dataUrl(htmlPage(), 'image/png')],
     ['a PNG header followed by garbage', async () => dataUrl(Buffer.concat([(await pngImage()).subarray(0, 33), crypto.randomBytes(2000)]))],
-    ['a truncated PNG', async () => { const png = await pngImage(); return dataUrl(png.subarray(0, png.length - 20)) }],
+    [
+      'a truncated PNG',
+      async () => {
+        const png = await pngImage()
+        return dataUrl(png.subarray(0, png.length - 20))
+      },
+    ],
     ['a PNG with a script appended', async () => dataUrl(Buffer.concat([await pngImage(), Buffer.from('<script>alert(1)</script>')]))],
     ['a JPEG carrying an HTML page', async () => dataUrl(await jpegWithHtmlComment(), 'image/jpeg')],
     ['a GIF/JavaScript polyglot', () => dataUrl(gifScriptPolyglot(), 'image/gif')],

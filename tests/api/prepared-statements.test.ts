@@ -66,6 +66,10 @@ describe('statements on the hottest paths', () => {
     expect(find(rows, /search_text/)).toEqual([])
     // The admin's requests ran the session check, so there is at least that one.
     expect(find(rows, HOT.sessionCheck)).toHaveLength(1)
-    for (const row of rows) expect(Object.values(HOT).some((pattern) => pattern.test(row.statement)), row.statement).toBe(true)
+    for (const row of rows)
+      expect(
+        Object.values(HOT).some((pattern) => pattern.test(row.statement)),
+        row.statement,
+      ).toBe(true)
   })
 })

@@ -8,8 +8,7 @@ const USER_FIELDS = ['createdAt', 'email', 'emailVerified', 'id', 'name', 'phone
 describe('my profile', () => {
   const t = useTestApp()
 
-  const latestActivity = (userId: string) =>
-    t.ctx.db.selectFrom('activities').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').executeTakeFirstOrThrow()
+  const latestActivity = (userId: string) => t.ctx.db.selectFrom('activities').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').executeTakeFirstOrThrow()
 
   it('shows the signed-in user with exactly the spec fields', async () => {
     const user = await t.signIn({ name: 'Ada Lovelace' })
@@ -155,12 +154,7 @@ describe('changing my password', () => {
     expect((await t.login(user.email, STRONG_PASSWORD)).statusCode).toBe(401)
     expect((await t.login(user.email, NEW_PASSWORD)).statusCode).toBe(200)
 
-    const entry = await t.ctx.db
-      .selectFrom('activities')
-      .selectAll()
-      .where('user_id', '=', user.id)
-      .where('activity', '=', 'Changed password')
-      .executeTakeFirstOrThrow()
+    const entry = await t.ctx.db.selectFrom('activities').selectAll().where('user_id', '=', user.id).where('activity', '=', 'Changed password').executeTakeFirstOrThrow()
     expect(entry).toMatchObject({ kind: 'updated', actor_id: user.id })
 
     await t.deliverMail()

@@ -411,7 +411,12 @@ async function useTheme(page: Page, theme: 'light' | 'dark') {
 
 /** No spinner left, and the layout has settled for the current size. */
 async function settle(page: Page, keepSpinner: boolean) {
-  if (!keepSpinner) await page.locator('.animate-spin').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined)
+  if (!keepSpinner)
+    await page
+      .locator('.animate-spin')
+      .first()
+      .waitFor({ state: 'detached', timeout: 10_000 })
+      .catch(() => undefined)
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
 }
 
@@ -496,13 +501,27 @@ describe('long names and e-mail addresses, from a 360 px phone to a wide screen'
     const who = {
       admin: await e2e.accounts.create({ ...long, role: 'ADMIN' }),
       moderator: await e2e.accounts.create({ name: 'Test MODERATOR', email: uniqueEmail('newperson'), role: 'MODERATOR' }),
-      developer: await e2e.accounts.create({ name: 'Maximiliana Oppenheimer-Wolkenstein', email: uniqueEmail('maximiliana.oppenheimer-wolkenstein.subdomain'), role: 'DEVELOPER' }),
+      developer: await e2e.accounts.create({
+        name: 'Maximiliana Oppenheimer-Wolkenstein',
+        email: uniqueEmail('maximiliana.oppenheimer-wolkenstein.subdomain'),
+        role: 'DEVELOPER',
+      }),
     }
     const visits: Array<[keyof typeof who | 'visitor', string[]]> = [
       ['admin', ['/dashboard', '/profile', '/settings', '/my-activity', '/admin', '/admin/users', '/admin/activity-logs', '/debug']],
       ['moderator', ['/dashboard', '/moderator']],
       ['developer', ['/dashboard', '/developer']],
-      ['visitor', ['/login', '/register', '/forgot-password', '/reset-password?token=abc', `/verify-email?email=${encodeURIComponent(long.email)}`, `/account-status?status=suspended&email=${encodeURIComponent(long.email)}`]],
+      [
+        'visitor',
+        [
+          '/login',
+          '/register',
+          '/forgot-password',
+          '/reset-password?token=abc',
+          `/verify-email?email=${encodeURIComponent(long.email)}`,
+          `/account-status?status=suspended&email=${encodeURIComponent(long.email)}`,
+        ],
+      ],
     ]
     const problems: string[] = []
     for (const [person, addresses] of visits) {

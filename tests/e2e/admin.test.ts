@@ -49,7 +49,13 @@ describe('admin dashboard', () => {
     await refresh.click()
     await expect
       .poll(() => figures(page))
-      .toEqual({ ...before, 'Total Users': before['Total Users']! + 2, 'Active Users': before['Active Users']! + 2, Clients: before.Clients! + 1, Developers: before.Developers! + 1 })
+      .toEqual({
+        ...before,
+        'Total Users': before['Total Users']! + 2,
+        'Active Users': before['Active Users']! + 2,
+        Clients: before.Clients! + 1,
+        Developers: before.Developers! + 1,
+      })
 
     await e2e.accounts.update(client, { status: 'SUSPENDED' })
     await refresh.click()
@@ -246,7 +252,11 @@ describe('user management', () => {
         await expect.poll(() => item.evaluate((element) => element === document.activeElement)).toBe(true)
         items.push({ name, disabled: (await item.getAttribute('aria-disabled')) === 'true', why: await accessibleDescription(item) })
         // With keyboard focus on it, an unavailable action shows its reason as a tooltip.
-        if (items.at(-1)!.disabled) await page.getByRole('tooltip').filter({ hasText: items.at(-1)!.why }).waitFor()
+        if (items.at(-1)!.disabled)
+          await page
+            .getByRole('tooltip')
+            .filter({ hasText: items.at(-1)!.why })
+            .waitFor()
         // Choosing an unavailable action does nothing.
         if (items.at(-1)!.disabled) {
           await page.keyboard.press('Enter')
@@ -415,7 +425,9 @@ describe('activity lists', () => {
     await openSignedIn(page, e2e.server, busy, '/my-activity')
     await page.getByRole('heading', { name: 'My Activity' }).waitFor()
     await page.getByLabel('Search activities').fill('logged')
-    await pageOf(page).getByText(/^Page 1 of \d+$/).waitFor()
+    await pageOf(page)
+      .getByText(/^Page 1 of \d+$/)
+      .waitFor()
     await page.getByLabel('Search activities').fill('')
     await pagesAndFilters(page, 'example.com')
 
@@ -493,7 +505,10 @@ describe('hostile names', () => {
     await admin.page.goto('/admin/activity-logs')
     await admin.page.getByLabel('Search activities').fill(HOSTILE)
     const entries = admin.page.getByRole('list', { name: 'Activity entries' }).getByRole('listitem')
-    await entries.filter({ hasText: `Changed role of ${HOSTILE} (${renamed.email})` }).getByText(HOSTILE, { exact: true }).waitFor()
+    await entries
+      .filter({ hasText: `Changed role of ${HOSTILE} (${renamed.email})` })
+      .getByText(HOSTILE, { exact: true })
+      .waitFor()
     await entries.getByText(HOSTILE, { exact: true }).first().waitFor()
 
     await admin.page.goto('/admin')

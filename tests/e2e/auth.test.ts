@@ -132,10 +132,7 @@ describe('registration and sign-in', () => {
 
     await page.goto('/login')
     await signInThroughPage(page, account)
-    await page
-      .getByRole('alert')
-      .filter({ hasText: 'Please verify your email address before logging in. Check your inbox for a verification email.' })
-      .waitFor()
+    await page.getByRole('alert').filter({ hasText: 'Please verify your email address before logging in. Check your inbox for a verification email.' }).waitFor()
     await page.getByRole('link', { name: 'Resend verification email' }).click()
     await page.waitForURL((url) => url.pathname === '/verify-email' && url.searchParams.get('email') === account.email)
     await page.getByRole('button', { name: 'Resend Verification Email' }).click()

@@ -23,7 +23,10 @@ async function choosePicture(page: Page, file: { name: string; mimeType: string;
 
 /** The picture shown in the top bar's avatar, once it has loaded. */
 async function topBarPicture(page: Page, name: string): Promise<string> {
-  const image = page.getByRole('banner').getByRole('button', { name: `Account menu for ${name}` }).locator('img')
+  const image = page
+    .getByRole('banner')
+    .getByRole('button', { name: `Account menu for ${name}` })
+    .locator('img')
   await image.waitFor()
   await page.waitForFunction((element) => element instanceof HTMLImageElement && element.complete && element.naturalWidth > 0, await image.elementHandle())
   return (await image.getAttribute('src')) ?? ''

@@ -113,7 +113,9 @@ describe('the guard', () => {
     await page.waitForURL('**/login')
     expect((await storedSession(page)).accessToken).toBeNull()
     await signInThroughPage(page, account)
-    await page.waitForURL((url) => url.pathname === '/account-status' && url.searchParams.get('status') === 'suspended' && url.searchParams.get('email') === account.email)
+    await page.waitForURL(
+      (url) => url.pathname === '/account-status' && url.searchParams.get('status') === 'suspended' && url.searchParams.get('email') === account.email,
+    )
     await heading(page, 'Account Suspended')
   })
 
@@ -124,14 +126,20 @@ describe('the guard', () => {
     app.expectFailedRequests(403)
     // The answer the server gives a live session whose account was suspended.
     await page.route('**/api/auth/me', (route) =>
-      route.fulfill({ status: 403, contentType: 'application/json', body: JSON.stringify({ success: false, message: 'Account is suspended', code: 'ACCOUNT_SUSPENDED' }) }),
+      route.fulfill({
+        status: 403,
+        contentType: 'application/json',
+        body: JSON.stringify({ success: false, message: 'Account is suspended', code: 'ACCOUNT_SUSPENDED' }),
+      }),
     )
     await openSignedIn(page, e2e.server, account, '/admin/users')
     await page.waitForURL('**/unauthorized')
     await heading(page, 'Access Denied')
     for (const path of ['/moderator', '/dashboard']) {
       await page.goto(path)
-      await page.waitForURL((url) => url.pathname === '/account-status' && url.searchParams.get('status') === 'suspended' && url.searchParams.get('email') === account.email)
+      await page.waitForURL(
+        (url) => url.pathname === '/account-status' && url.searchParams.get('status') === 'suspended' && url.searchParams.get('email') === account.email,
+      )
       await heading(page, 'Account Suspended')
     }
     // The blocked account's owner can still reach the sign-in form.
@@ -191,7 +199,7 @@ describe('on a phone', () => {
 /** The body rows of the page's table, as the texts of their first cells. */
 async function firstCells(page: Page): Promise<string[]> {
   const rows = page.getByRole('table').getByRole('rowgroup').last().getByRole('row')
-  return (await rows.evaluateAll((elements) => elements.map((row) => row.querySelector('td')?.textContent?.trim() ?? '')))
+  return await rows.evaluateAll((elements) => elements.map((row) => row.querySelector('td')?.textContent?.trim() ?? ''))
 }
 
 /** Counts the API calls a page makes from now on. */

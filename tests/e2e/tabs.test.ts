@@ -41,9 +41,7 @@ async function twoSignedInTabs(path: string, ready: (page: Page) => Promise<void
 }
 
 test('two tabs: one refresh when the token expires, and sign-out reaches both', async () => {
-  const { first, second, refreshes } = await twoSignedInTabs('/admin/users', (page) =>
-    page.getByRole('heading', { name: /User Management \(/ }).waitFor(),
-  )
+  const { first, second, refreshes } = await twoSignedInTabs('/admin/users', (page) => page.getByRole('heading', { name: /User Management \(/ }).waitFor())
 
   await tokenExpiry(first.page)
   expect(refreshes()).toBe(0)

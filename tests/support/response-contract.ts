@@ -52,9 +52,15 @@ export function installResponseContract(app: FastifyInstance, documentOf: () => 
     const path = route?.replace(/:(\w+)/g, '{$1}')
     const operation = path ? document.paths[path]?.[method] : undefined
     if (route && !operation) return `${request.method} ${route} is not in the document`
-    const declared = operation ? operation.responses?.[status] : status === '404' ? { content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } } : undefined
+    const declared = operation
+      ? operation.responses?.[status]
+      : status === '404'
+        ? { content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } }
+        : undefined
     if (!declared) return `status ${status} is not declared for ${request.method} ${route ?? '(no route)'}`
-    const type = String(reply.getHeader('content-type') ?? '').split(';')[0]!.trim()
+    const type = String(reply.getHeader('content-type') ?? '')
+      .split(';')[0]!
+      .trim()
     const media = declared.content?.[type]
     if (declared.content && !media) return `content type "${type}" is not declared for ${status} (declared: ${Object.keys(declared.content).join(', ')})`
     if (type !== 'application/json' || !media?.schema || request.method === 'HEAD') return undefined

@@ -154,4 +154,3 @@ export async function createPostgresDatabase(serverUrl: string, prefix = 'accoun
     },
   }
 }
-

@@ -60,9 +60,7 @@ describe.each(STORES)('a server killed during edits on $store', ({ postgresUrl }
         name: (i) => `Edited ${a} #${i}`,
         acknowledged: 0,
       }))
-      const values = [...profileWriters, ...adminWriters]
-        .map((w) => `('${w.name(0)}', '${w.email}', '${passwordHash}', 'ACTIVE', now())`)
-        .join(', ')
+      const values = [...profileWriters, ...adminWriters].map((w) => `('${w.name(0)}', '${w.email}', '${passwordHash}', 'ACTIVE', now())`).join(', ')
       await queryStore(store, `INSERT INTO users (name, email, password_hash, status, email_verified_at) VALUES ${values}`)
 
       const server = await startServer(env)
@@ -127,7 +125,10 @@ describe.each(STORES)('a server killed during edits on $store', ({ postgresUrl }
       expect(second.output()).not.toMatch(/error|corrupt|recover/i)
       expect((await stopServer(second)).code).toBe(0)
 
-      const users = await queryStore<{ id: string; email: string; name: string }>(store, `SELECT id, email, name FROM users WHERE email LIKE 'self-%' OR email LIKE 'edited-%'`)
+      const users = await queryStore<{ id: string; email: string; name: string }>(
+        store,
+        `SELECT id, email, name FROM users WHERE email LIKE 'self-%' OR email LIKE 'edited-%'`,
+      )
       const entries = await queryStore<{ user_id: string; activity: string; details: string }>(
         store,
         `SELECT user_id, activity, details FROM activities WHERE activity = 'Updated profile' OR activity LIKE 'Updated user %' ORDER BY id`,

@@ -1,15 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  call,
-  createPostgresDatabase,
-  killStrayServers,
-  printedAdmin,
-  removeDataDir,
-  startServer,
-  stopServer,
-  tempDataDir,
-  withTimeout,
-} from './server-process'
+import { call, createPostgresDatabase, killStrayServers, printedAdmin, removeDataDir, startServer, stopServer, tempDataDir, withTimeout } from './server-process'
 import { TcpProxy } from './tcp-proxy'
 
 /**
@@ -55,7 +45,10 @@ describe.skipIf(!postgresUrl)('the database going down and coming back', () => {
       await new Promise((resolve) => setTimeout(resolve, 1_000))
       flowing = false
       await traffic
-      expect([...seen].every((status) => status === 200 || status === 503), `statuses seen: ${[...seen]}`).toBe(true)
+      expect(
+        [...seen].every((status) => status === 200 || status === 503),
+        `statuses seen: ${[...seen]}`,
+      ).toBe(true)
       expect(seen.has(503)).toBe(true)
 
       const during = await withTimeout(

@@ -9,18 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../support/server-process'
 import { startMailbox, type Mailbox } from '../support/mailbox'
 import { dataUrl, pngImage } from '../api/helpers/images'
-import {
-  call,
-  createPostgresDatabase,
-  freePort,
-  killStrayServers,
-  queryStore,
-  removeDataDir,
-  startServer,
-  stopServer,
-  tempDataDir,
-  withTimeout,
-} from './server-process'
+import { call, createPostgresDatabase, freePort, killStrayServers, queryStore, removeDataDir, startServer, stopServer, tempDataDir, withTimeout } from './server-process'
 import { POSTGRES_URL, postgresMissing } from './services'
 
 /**
@@ -110,7 +99,9 @@ describe.skipIf(missing)(`db:copy from the embedded database to PostgreSQL${miss
       picture = Buffer.from(await (await fetch(`${server.url}${pictureUrl}`)).arrayBuffer())
       for (const name of ['Ada Lovelace', 'Grace Hopper']) {
         const email = `${name.split(' ')[0]!.toLowerCase()}@example.com`
-        expect((await call(server, 'POST', '/api/auth/register', { name, email, password: 'Analytical-Engine-1843!', confirmPassword: 'Analytical-Engine-1843!' })).status).toBe(201)
+        expect(
+          (await call(server, 'POST', '/api/auth/register', { name, email, password: 'Analytical-Engine-1843!', confirmPassword: 'Analytical-Engine-1843!' })).status,
+        ).toBe(201)
       }
       expect((await call(server, 'POST', '/api/auth/login', { ...ADMIN, password: 'Not-The-Password-1!' })).status).toBe(401)
       expect((await call(server, 'POST', '/api/auth/forgot-password', { email: ADMIN.email })).status).toBe(200)
@@ -208,7 +199,12 @@ describe.skipIf(missing)(`db:copy from the embedded database to PostgreSQL${miss
         // ...the picture is served, byte for byte...
         const served = await fetch(`${server.url}${pictureUrl}`)
         expect(served.status).toBe(200)
-        expect(crypto.createHash('sha256').update(Buffer.from(await served.arrayBuffer())).digest('hex')).toBe(crypto.createHash('sha256').update(picture).digest('hex'))
+        expect(
+          crypto
+            .createHash('sha256')
+            .update(Buffer.from(await served.arrayBuffer()))
+            .digest('hex'),
+        ).toBe(crypto.createHash('sha256').update(picture).digest('hex'))
         // ...the e-mail queued on the embedded database is sent (its sealed payload opened with the same secret)...
         const reset = await mailbox.next(ADMIN.email, /reset/i, 60_000)
         expect(reset.links.some((link) => link.includes('/reset-password?token='))).toBe(true)

@@ -11,8 +11,7 @@ describe('SIGTERM while requests are in flight', () => {
       // At info level the server logs each request it has taken in: the test waits for those lines.
       const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info' })
       const takenIn = () => server.output().match(/"url":"\/api\/auth\/register".*"msg":"incoming request"/g)?.length ?? 0
-      const register = (email: string) =>
-        call(server, 'POST', '/api/auth/register', { name: 'Shutdown Test', email, password: PASSWORD, confirmPassword: PASSWORD })
+      const register = (email: string) => call(server, 'POST', '/api/auth/register', { name: 'Shutdown Test', email, password: PASSWORD, confirmPassword: PASSWORD })
 
       // Registrations take a while (password hashing runs one per core): these are in flight.
       const inFlight = Array.from({ length: 12 }, (_, i) => `inflight-${i}@example.com`)
@@ -29,9 +28,7 @@ describe('SIGTERM while requests are in flight', () => {
         await sleep(20)
       }
       // ...new requests are refused (503 on a kept-alive connection, or no connection at all).
-      const late: (JsonAnswer | Error)[] = await Promise.all(
-        Array.from({ length: 5 }, (_, i) => register(`late-${i}@example.com`).catch((error: Error) => error)),
-      )
+      const late: (JsonAnswer | Error)[] = await Promise.all(Array.from({ length: 5 }, (_, i) => register(`late-${i}@example.com`).catch((error: Error) => error)))
 
       const finished = await Promise.all(answers)
       expect(finished.map((a) => a.status)).toEqual(inFlight.map(() => 201))

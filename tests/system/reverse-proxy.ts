@@ -96,7 +96,10 @@ async function startNginx(binary: string, upstreams: number[]): Promise<ReverseP
       (async () => {
         for (;;) {
           if (child.exitCode !== null) throw new Error(`nginx exited:\n${output}\n${fs.readFileSync(path.join(dir, 'error.log'), 'utf8')}`)
-          const ok = await fetch(`http://127.0.0.1:${port}/api/health/live`).then((r) => r.ok, () => false)
+          const ok = await fetch(`http://127.0.0.1:${port}/api/health/live`).then(
+            (r) => r.ok,
+            () => false,
+          )
           if (ok) return
           await new Promise((resolve) => setTimeout(resolve, 100))
         }

@@ -8,15 +8,7 @@ import { createPostgresDatabase as createDatabase, type ServerProcess } from '..
 
 /** What the whole-process tests share, beside the server process itself (tests/support/server-process.ts). */
 
-export {
-  freePort,
-  killStrayServers,
-  type ServerProcess,
-  spawnServer,
-  startServer,
-  stopServer,
-  withTimeout,
-} from '../support/server-process'
+export { freePort, killStrayServers, type ServerProcess, spawnServer, startServer, stopServer, withTimeout } from '../support/server-process'
 
 /**
  * The databases a whole-process test runs on: always the embedded one, and the PostgreSQL server

@@ -2,15 +2,7 @@ import crypto from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { linkTo, startMailbox, type Mailbox } from '../support/mailbox'
-import {
-  createPostgresDatabase,
-  killStrayServers,
-  queryStore,
-  removeDataDir,
-  type ServerProcess,
-  startServer,
-  tempDataDir,
-} from './server-process'
+import { createPostgresDatabase, killStrayServers, queryStore, removeDataDir, type ServerProcess, startServer, tempDataDir } from './server-process'
 import { nginxBinary, type ReverseProxy, startReverseProxy } from './reverse-proxy'
 import { POSTGRES_URL, REDIS_URL, postgresMissing, redisMissing } from './services'
 
@@ -80,7 +72,9 @@ describe.skipIf(missing)(`several instances behind a reverse proxy (${nginxBinar
 
       // A person registers and verifies their address through the proxy, like anyone would.
       user.email = `fleet-${crypto.randomBytes(4).toString('hex')}@example.com`
-      const registered = await request(proxy.url, 'POST', '/api/auth/register', { body: { name: 'Fleet User', email: user.email, password: PASSWORD, confirmPassword: PASSWORD } })
+      const registered = await request(proxy.url, 'POST', '/api/auth/register', {
+        body: { name: 'Fleet User', email: user.email, password: PASSWORD, confirmPassword: PASSWORD },
+      })
       expect(registered.status).toBe(201)
       const link = linkTo(await mailbox.next(user.email, /verify/i, 30_000), '/verify-email')
       expect((await request(proxy.url, 'GET', `/api/auth/verify-email/${link.searchParams.get('token')}`)).status).toBe(200)

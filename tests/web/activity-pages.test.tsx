@@ -24,7 +24,11 @@ describe('activity logs', () => {
     installFakeApi().on(
       'GET /admin/activity-logs',
       page([
-        entry({ activity: 'Changed role of Bob', details: 'CLIENT to MODERATOR', user: { id: '1', name: 'Ada Admin', email: 'ada@example.com', role: 'ADMIN', profilePicture: null } }),
+        entry({
+          activity: 'Changed role of Bob',
+          details: 'CLIENT to MODERATOR',
+          user: { id: '1', name: 'Ada Admin', email: 'ada@example.com', role: 'ADMIN', profilePicture: null },
+        }),
         entry({ activity: 'Deleted user bob@example.com', user: null, createdAt: minutesAgo(0) }),
       ]),
     )
@@ -65,7 +69,9 @@ describe('activity logs', () => {
   test('the activity filter offers the spec choices', async () => {
     installFakeApi().on('GET /admin/activity-logs', page([]))
     renderApp(<ActivityLogsPage />, { url: '/admin/activity-logs', user: staff })
-    const options = within(screen.getByLabelText('Activity type')).getAllByRole('option').map((option) => option.textContent)
+    const options = within(screen.getByLabelText('Activity type'))
+      .getAllByRole('option')
+      .map((option) => option.textContent)
     expect(options).toEqual(['All activities', 'Login', 'Registration', 'Updates', 'Deletions', 'Email Verification', 'Password Reset', 'Logout'])
   })
 

@@ -31,7 +31,10 @@ function fakeLockManager() {
         held.delete(name)
       }
     })
-    tails.set(name, result.catch(() => undefined))
+    tails.set(
+      name,
+      result.catch(() => undefined),
+    )
     return result
   }
   return { request }
@@ -50,17 +53,24 @@ function fakeServer(options: { refreshWorks?: boolean } = {}) {
   let rotation = 1
   const calls: Array<{ path: string; method: string; headers: Headers; body?: string }> = []
   const fetch = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-    const path = String(input).replace(/^\/api/, '').split('?')[0]!
+    const path = String(input)
+      .replace(/^\/api/, '')
+      .split('?')[0]!
     const headers = new Headers(init.headers)
     calls.push({ path, method: init.method ?? 'GET', headers, body: init.body as string | undefined })
     await new Promise((resolve) => setTimeout(resolve, 5))
     if (path === '/auth/refresh-token') {
       const { refreshToken } = JSON.parse(String(init.body)) as { refreshToken: string }
-      if (options.refreshWorks === false || refreshToken !== validRefresh) return json(401, { success: false, message: 'Invalid or expired refresh token', code: 'REFRESH_INVALID' })
+      if (options.refreshWorks === false || refreshToken !== validRefresh)
+        return json(401, { success: false, message: 'Invalid or expired refresh token', code: 'REFRESH_INVALID' })
       rotation += 1
       validAccess = `access-${rotation + 1}`
       validRefresh = `refresh-${rotation}`
-      return json(200, { success: true, data: { accessToken: validAccess, refreshToken: validRefresh, csrfToken: `csrf-${rotation}` } }, { 'X-CSRF-Token': `csrf-${rotation}` })
+      return json(
+        200,
+        { success: true, data: { accessToken: validAccess, refreshToken: validRefresh, csrfToken: `csrf-${rotation}` } },
+        { 'X-CSRF-Token': `csrf-${rotation}` },
+      )
     }
     if (headers.get('Authorization') !== `Bearer ${validAccess}`) {
       return json(401, { success: false, message: 'Invalid or expired access token', code: 'TOKEN_INVALID' })
@@ -120,13 +130,23 @@ describe('the API client', () => {
       .post('/auth/register', {})
       .catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(ApiError)
-    expect(error).toMatchObject({ status: 400, message: 'Invalid email address', code: 'VALIDATION_ERROR', fieldErrors: [{ field: 'email', message: 'Invalid email address' }] })
+    expect(error).toMatchObject({
+      status: 400,
+      message: 'Invalid email address',
+      code: 'VALIDATION_ERROR',
+      fieldErrors: [{ field: 'email', message: 'Invalid email address' }],
+    })
   })
 
   test('gives up after 10 seconds', async () => {
     vi.useFakeTimers()
-    const fetch = vi.fn((_input: RequestInfo | URL, init: RequestInit = {}) => new Promise<Response>((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError')))))
-    const pending = createApiClient({ storage: createAuthStorage(sharedStore()), fetch, lock: inTabLock() }).get('/health').catch((caught: unknown) => caught)
+    const fetch = vi.fn(
+      (_input: RequestInfo | URL, init: RequestInit = {}) =>
+        new Promise<Response>((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError')))),
+    )
+    const pending = createApiClient({ storage: createAuthStorage(sharedStore()), fetch, lock: inTabLock() })
+      .get('/health')
+      .catch((caught: unknown) => caught)
     await vi.advanceTimersByTimeAsync(9_999)
     expect(fetch).toHaveBeenCalledTimes(1)
     await vi.advanceTimersByTimeAsync(1)
@@ -206,14 +226,18 @@ describe('the API client', () => {
   })
 
   test('a failed sign-in is not refreshed', async () => {
-    const fetch = vi.fn(async (_input: RequestInfo | URL, _init?: RequestInit) => json(401, { success: false, message: 'Invalid credentials', code: 'INVALID_CREDENTIALS' }))
+    const fetch = vi.fn(async (_input: RequestInfo | URL, _init?: RequestInit) =>
+      json(401, { success: false, message: 'Invalid credentials', code: 'INVALID_CREDENTIALS' }),
+    )
     const client = createApiClient({ storage: createAuthStorage(sharedStore({ accessToken: 'stale', refreshToken: 'r' })), fetch, lock: inTabLock() })
     await expect(client.post('/auth/login', { email: 'a@example.com', password: 'x' })).rejects.toMatchObject({ message: 'Invalid credentials' })
     expect(fetch).toHaveBeenCalledTimes(1)
   })
 
   test('an inactive or suspended account is reported, never refreshed', async () => {
-    const fetch = vi.fn(async (_input: RequestInfo | URL, _init?: RequestInit) => json(403, { success: false, message: 'Account is suspended', code: 'ACCOUNT_SUSPENDED' }))
+    const fetch = vi.fn(async (_input: RequestInfo | URL, _init?: RequestInit) =>
+      json(403, { success: false, message: 'Account is suspended', code: 'ACCOUNT_SUSPENDED' }),
+    )
     const onAccountBlocked = vi.fn()
     const client = createApiClient({ storage: createAuthStorage(sharedStore({ accessToken: 'tok', refreshToken: 'r' })), fetch, lock: inTabLock(), onAccountBlocked })
     await expect(client.get('/users/profile')).rejects.toMatchObject({ status: 403 })

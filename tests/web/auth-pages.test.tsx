@@ -26,9 +26,7 @@ describe('registration', () => {
 
     await fill(user, { 'Full Name': 'x'.repeat(51), Email: 'ann@example.com', Password: 'alllowercase', 'Confirm Password': 'different' })
     await waitFor(() => expect(fieldError('Full Name')).toBe('Name must be less than 50 characters'))
-    expect(fieldError('Password')).toBe(
-      'Password must contain at least one uppercase letter, one lowercase letter, one number, and one special character',
-    )
+    expect(fieldError('Password')).toBe('Password must contain at least one uppercase letter, one lowercase letter, one number, and one special character')
     expect(fieldError('Confirm Password')).toBe("Passwords don't match")
     expect(api.calls).toHaveLength(0)
   })

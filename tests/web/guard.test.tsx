@@ -26,11 +26,17 @@ describe('the guard decides in the spec order', () => {
   })
 
   test('4. an admin-only page for a non-admin: to /unauthorized (before the status check)', () => {
-    expect(decideAccess({ session: signedIn({ role: 'MODERATOR', status: 'SUSPENDED' }), access: ADMIN_ONLY, from: '/admin' })).toEqual({ kind: 'redirect', to: '/unauthorized' })
+    expect(decideAccess({ session: signedIn({ role: 'MODERATOR', status: 'SUSPENDED' }), access: ADMIN_ONLY, from: '/admin' })).toEqual({
+      kind: 'redirect',
+      to: '/unauthorized',
+    })
   })
 
   test('5. a role not in the page list: to /unauthorized (before the status check)', () => {
-    expect(decideAccess({ session: signedIn({ role: 'CLIENT', status: 'INACTIVE' }), access: STAFF, from: '/my-activity' })).toEqual({ kind: 'redirect', to: '/unauthorized' })
+    expect(decideAccess({ session: signedIn({ role: 'CLIENT', status: 'INACTIVE' }), access: STAFF, from: '/my-activity' })).toEqual({
+      kind: 'redirect',
+      to: '/unauthorized',
+    })
   })
 
   test('6. not ACTIVE: to /account-status with the lowercased status and the e-mail', () => {
@@ -111,7 +117,7 @@ describe('the guard on the real routes', () => {
     expect(location().pathname).toBe('/dashboard')
   })
 
-  test('a suspended account\'s stale session still reaches /register', async () => {
+  test("a suspended account's stale session still reaches /register", async () => {
     const { location } = renderApp(null, { url: '/register', user: makeUser({ status: 'SUSPENDED' }) })
     await screen.findByRole('heading', { name: 'Create an account' })
     expect(location().pathname).toBe('/register')

@@ -20,7 +20,9 @@ const sideMenu = () => screen.getAllByRole('navigation', { name: 'Side menu' })[
 describe('side menu', () => {
   test.each(ROLES)('%s sees exactly the pages the permission table allows, in the spec sections', async (role) => {
     await renderSignedIn(role)
-    const links = within(sideMenu()).getAllByRole('link').map((link) => link.getAttribute('href'))
+    const links = within(sideMenu())
+      .getAllByRole('link')
+      .map((link) => link.getAttribute('href'))
     const allowed = Object.entries(PAGE_ACCESS)
       .filter(([page, access]) => page !== '/debug' && roleMayAccess(access, role))
       .map(([page]) => page)
@@ -29,22 +31,24 @@ describe('side menu', () => {
 
   test('sections and labels, for an admin', async () => {
     await renderSignedIn('ADMIN')
-    const headings = within(sideMenu()).getAllByRole('heading').map((heading) => heading.textContent)
+    const headings = within(sideMenu())
+      .getAllByRole('heading')
+      .map((heading) => heading.textContent)
     expect(headings).toEqual(['Main', 'Administration'])
-    expect(within(sideMenu()).getAllByRole('link').map((link) => link.textContent)).toEqual([
-      'Dashboard',
-      'Profile',
-      'My Activity',
-      'Settings',
-      'Admin Dashboard',
-      'User Management',
-      'Activity Logs',
-    ])
+    expect(
+      within(sideMenu())
+        .getAllByRole('link')
+        .map((link) => link.textContent),
+    ).toEqual(['Dashboard', 'Profile', 'My Activity', 'Settings', 'Admin Dashboard', 'User Management', 'Activity Logs'])
   })
 
   test('developer and moderator sections', async () => {
     const first = await renderSignedIn('DEVELOPER')
-    expect(within(sideMenu()).getAllByRole('heading').map((heading) => heading.textContent)).toEqual(['Main', 'Administration', 'Developer'])
+    expect(
+      within(sideMenu())
+        .getAllByRole('heading')
+        .map((heading) => heading.textContent),
+    ).toEqual(['Main', 'Administration', 'Developer'])
     first.unmount()
     await renderSignedIn('MODERATOR')
     expect(within(sideMenu()).getByRole('link', { name: 'Moderator Dashboard' }).getAttribute('href')).toBe('/moderator')
@@ -79,7 +83,11 @@ describe('top bar', () => {
     const menu = await screen.findByRole('menu')
     expect(menu.textContent).toContain('Sam Sample')
     expect(menu.textContent).toContain('sam@example.com')
-    expect(within(menu).getAllByRole('menuitem').map((item) => item.textContent)).toEqual(['Profile', 'Settings', 'Debug', 'Log out'])
+    expect(
+      within(menu)
+        .getAllByRole('menuitem')
+        .map((item) => item.textContent),
+    ).toEqual(['Profile', 'Settings', 'Debug', 'Log out'])
     await user.click(within(menu).getByRole('menuitem', { name: 'Settings' }))
     await waitFor(() => expect(location().pathname).toBe('/settings'))
   })

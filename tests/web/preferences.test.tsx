@@ -50,7 +50,11 @@ describe('translations', () => {
       expect(placeholders(translated[key]!), key).toEqual(placeholders(text))
       expect(translated[key], key).not.toBe('')
     }
-    const untranslated = Object.entries(translated).filter(([key, text]) => text === english[key] && !/^(app\.name|settings\.languages|nav\.debug|common\.no|.*\.status|.*\.columns\.status|.*\.actions|.*Filter|profile\.profileTab|common\.pagination)/.test(key))
+    const untranslated = Object.entries(translated).filter(
+      ([key, text]) =>
+        text === english[key] &&
+        !/^(app\.name|settings\.languages|nav\.debug|common\.no|.*\.status|.*\.columns\.status|.*\.actions|.*Filter|profile\.profileTab|common\.pagination)/.test(key),
+    )
     expect(untranslated.length, JSON.stringify(untranslated)).toBeLessThan(12)
   })
 
@@ -116,7 +120,14 @@ describe('settings page', () => {
   })
 
   test('stored settings are read defensively', () => {
-    expect(parseSettings(null)).toEqual({ theme: 'system', compactSidebar: false, emailNotifications: true, pushNotifications: false, weeklySummary: true, language: 'en' })
+    expect(parseSettings(null)).toEqual({
+      theme: 'system',
+      compactSidebar: false,
+      emailNotifications: true,
+      pushNotifications: false,
+      weeklySummary: true,
+      language: 'en',
+    })
     expect(parseSettings('{"theme":"neon","language":"xx","weeklySummary":false}')).toMatchObject({ theme: 'system', language: 'en', weeklySummary: false })
     expect(parseSettings('not json').theme).toBe('system')
   })

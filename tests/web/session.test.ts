@@ -29,7 +29,10 @@ describe('session', () => {
   test('with a stored token: loading, then the current user; authenticated = user and token', async () => {
     const fresh = makeUser({ name: 'Fresh' })
     const store = storedSession()
-    const current = createSession(clientAnswering(async () => fresh), createAuthStorage(store))
+    const current = createSession(
+      clientAnswering(async () => fresh),
+      createAuthStorage(store),
+    )
     const started = current.start()
     expect(current.get().status).toBe('loading')
     await started
@@ -39,7 +42,10 @@ describe('session', () => {
 
   test('a failed load clears the stored session', async () => {
     const store = storedSession()
-    const current = createSession(clientAnswering(() => Promise.reject(new ApiError(401, 'Invalid or expired access token'))), createAuthStorage(store))
+    const current = createSession(
+      clientAnswering(() => Promise.reject(new ApiError(401, 'Invalid or expired access token'))),
+      createAuthStorage(store),
+    )
     await current.start()
     expect(current.get().authenticated).toBe(false)
     expect(store.getItem('accessToken')).toBeNull()
@@ -48,7 +54,10 @@ describe('session', () => {
 
   test('unless the account is inactive or suspended: kept, with that status (the guard then shows why)', async () => {
     const store = storedSession()
-    const current = createSession(clientAnswering(() => Promise.reject(new ApiError(403, 'Account is suspended', 'ACCOUNT_SUSPENDED'))), createAuthStorage(store))
+    const current = createSession(
+      clientAnswering(() => Promise.reject(new ApiError(403, 'Account is suspended', 'ACCOUNT_SUSPENDED'))),
+      createAuthStorage(store),
+    )
     await current.start()
     expect(store.getItem('accessToken')).toBe('a')
     expect(current.get().user?.status).toBe('SUSPENDED')
@@ -56,7 +65,10 @@ describe('session', () => {
 
   test('an unreachable server keeps the stored session', async () => {
     const store = storedSession()
-    const current = createSession(clientAnswering(() => Promise.reject(new ApiError(0, 'Network error'))), createAuthStorage(store))
+    const current = createSession(
+      clientAnswering(() => Promise.reject(new ApiError(0, 'Network error'))),
+      createAuthStorage(store),
+    )
     await current.start()
     expect(current.get()).toMatchObject({ user: { name: 'Stored' }, authenticated: true })
   })
@@ -74,7 +86,10 @@ describe('session', () => {
 
   test('a sign-in in another tab is picked up from storage', () => {
     const store = memoryStore()
-    const current = createSession(clientAnswering(async () => stored), createAuthStorage(store))
+    const current = createSession(
+      clientAnswering(async () => stored),
+      createAuthStorage(store),
+    )
     createAuthStorage(store).saveSession({ accessToken: 'a2', refreshToken: 'r2', csrfToken: 'c2', user: stored })
     current.syncFromStorage()
     expect(current.get()).toMatchObject({ user: { name: 'Stored' }, authenticated: true })

@@ -6,7 +6,7 @@ import { makeUser } from './support/users'
 const admin = makeUser({ role: 'ADMIN' })
 const moderator = makeUser({ role: 'MODERATOR' })
 
-describe('the admin\'s edit and delete rules, as reasons', () => {
+describe("the admin's edit and delete rules, as reasons", () => {
   test('edit', () => {
     expect(editBlockedReason(admin, admin)).toBe(adminRuleMessages.noSelfEdit)
     expect(editBlockedReason(moderator, makeUser({ role: 'ADMIN' }))).toBe(adminRuleMessages.noEditOtherAdmins)

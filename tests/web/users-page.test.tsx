@@ -234,7 +234,7 @@ describe('focus goes back to the row when a dialog closes', () => {
     await waitFor(() => expect(document.activeElement).toBe(actionsOf('Ivy Inactive')))
   })
 
-  test('after a deletion the row is gone: the next row\'s actions button, else the one before', async () => {
+  test("after a deletion the row is gone: the next row's actions button, else the one before", async () => {
     const dora = makeUser({ name: 'Dora Dormant', status: 'INACTIVE' })
     let listed = [admin, retired, dora]
     const api = installFakeApi()

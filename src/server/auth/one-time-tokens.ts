@@ -35,13 +35,7 @@ export async function issueOneTimeToken(trx: Db, userId: string, purpose: OneTim
 }
 
 export async function retireOneTimeTokens(trx: Db, userId: string, purpose: OneTimeTokenPurpose, now: Date): Promise<void> {
-  await trx
-    .updateTable('one_time_tokens')
-    .set({ used_at: now })
-    .where('user_id', '=', userId)
-    .where('purpose', '=', purpose)
-    .where('used_at', 'is', null)
-    .execute()
+  await trx.updateTable('one_time_tokens').set({ used_at: now }).where('user_id', '=', userId).where('purpose', '=', purpose).where('used_at', 'is', null).execute()
 }
 
 /** The user a live token belongs to, without using it up. */

@@ -106,27 +106,12 @@ export async function rotateRefreshToken(
 }
 
 export async function revokeSession(trx: Db, sessionId: string, reason: string, now: Date): Promise<void> {
-  await trx
-    .updateTable('sessions')
-    .set({ revoked_at: now, revoked_reason: reason })
-    .where('id', '=', sessionId)
-    .where('revoked_at', 'is', null)
-    .execute()
+  await trx.updateTable('sessions').set({ revoked_at: now, revoked_reason: reason }).where('id', '=', sessionId).where('revoked_at', 'is', null).execute()
 }
 
 /** Ends every live session of a user, except the one named (a password change keeps its own). */
-export async function revokeUserSessions(
-  trx: Db,
-  userId: string,
-  reason: string,
-  now: Date,
-  exceptSessionId?: string,
-): Promise<void> {
-  let query = trx
-    .updateTable('sessions')
-    .set({ revoked_at: now, revoked_reason: reason })
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
+export async function revokeUserSessions(trx: Db, userId: string, reason: string, now: Date, exceptSessionId?: string): Promise<void> {
+  let query = trx.updateTable('sessions').set({ revoked_at: now, revoked_reason: reason }).where('user_id', '=', userId).where('revoked_at', 'is', null)
   if (exceptSessionId) query = query.where('id', '!=', exceptSessionId)
   await query.execute()
 }

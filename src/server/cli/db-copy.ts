@@ -113,8 +113,14 @@ async function assertEmptyTarget(url: string): Promise<void> {
        ORDER BY 1 LIMIT 6`,
     )
     if (rows.length > 0) {
-      const names = rows.slice(0, 5).map((r) => r.name).join(', ') + (rows.length > 5 ? ', …' : '')
-      throw new Refusal(`The target database ${describe(url)} is not empty (it has ${names}). Give db:copy a new, empty database (CREATE DATABASE …). Nothing was changed.`)
+      const names =
+        rows
+          .slice(0, 5)
+          .map((r) => r.name)
+          .join(', ') + (rows.length > 5 ? ', …' : '')
+      throw new Refusal(
+        `The target database ${describe(url)} is not empty (it has ${names}). Give db:copy a new, empty database (CREATE DATABASE …). Nothing was changed.`,
+      )
     }
   } finally {
     await client.end()

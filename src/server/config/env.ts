@@ -58,7 +58,10 @@ const SETTINGS = {
     'ALLOWED_HOSTS',
     z
       .string()
-      .regex(/^\s*(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(\s*,\s*(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+))*\s*$/, 'must be host names or addresses (IPv6 in brackets), comma-separated, without ports')
+      .regex(
+        /^\s*(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(\s*,\s*(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+))*\s*$/,
+        'must be host names or addresses (IPv6 in brackets), comma-separated, without ports',
+      )
       .optional()
       .transform((value) =>
         (value ?? '')

@@ -22,9 +22,7 @@ const MIN_SECRET_BYTES = 32
 
 export function parseSecret(value: string): Buffer {
   const trimmed = value.trim()
-  const bytes = /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0
-    ? Buffer.from(trimmed, 'hex')
-    : Buffer.from(trimmed, 'base64')
+  const bytes = /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0 ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64')
   if (bytes.length < MIN_SECRET_BYTES) {
     throw new ConfigError(`AUTH_SECRET must hold at least ${MIN_SECRET_BYTES} random bytes, written in hex or base64.`)
   }

@@ -23,8 +23,7 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
 
 function refusal(dataDir: string, holder?: string): DataDirLockedError {
   return new DataDirLockedError(
-    `Another process${holder ? ` (pid ${holder})` : ''} is already using the data directory ${dataDir}. ` +
-      'Stop it first, or give this one its own DATA_DIR.',
+    `Another process${holder ? ` (pid ${holder})` : ''} is already using the data directory ${dataDir}. ` + 'Stop it first, or give this one its own DATA_DIR.',
   )
 }
 

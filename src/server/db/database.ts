@@ -17,10 +17,7 @@ export interface DatabaseHandle {
   close(): Promise<void>
 }
 
-export type DatabaseOptions =
-  | { url: string; poolSize?: number; onPoolError?: (error: Error) => void }
-  | { dataDir: string }
-  | { pglite: PGlite }
+export type DatabaseOptions = { url: string; poolSize?: number; onPoolError?: (error: Error) => void } | { dataDir: string } | { pglite: PGlite }
 
 /**
  * The same Kysely dialect serves both engines: PGlite ships a node-postgres adapter, so queries,
@@ -77,7 +74,5 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     // 08: connection exceptions; 57P01-57P03: shutdown, crash, cannot connect now.
     if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true
   }
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
-    error.message,
-  )
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(error.message)
 }

@@ -18,17 +18,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
       request.log.error({ err: error }, 'request failed')
     } else if (failure.status === 503) {
       const cause = (error as { cause?: unknown }).cause
-      request.log.warn(
-        { err: { message: error.message, code: error.code, ...(cause instanceof Error ? { cause: cause.message } : {}) } },
-        'service unavailable',
-      )
+      request.log.warn({ err: { message: error.message, code: error.code, ...(cause instanceof Error ? { cause: cause.message } : {}) } }, 'service unavailable')
     }
     return sendFailure(request, reply, failure)
   })
 
-  app.setNotFoundHandler((request, reply) =>
-    sendFailure(request, reply, { status: 404, message: 'Not found', code: 'NOT_FOUND' }),
-  )
+  app.setNotFoundHandler((request, reply) => sendFailure(request, reply, { status: 404, message: 'Not found', code: 'NOT_FOUND' }))
 }
 
 /**
@@ -144,12 +139,7 @@ function describe(error: FastifyError): Failure {
   return { status: 500, message: 'Internal server error', code: 'INTERNAL_ERROR' }
 }
 
-function toFieldErrors(issue: {
-  instancePath: string
-  message?: string | undefined
-  keyword: string
-  params: Record<string, unknown>
-}): FieldError[] {
+function toFieldErrors(issue: { instancePath: string; message?: string | undefined; keyword: string; params: Record<string, unknown> }): FieldError[] {
   const field = issue.instancePath.replace(/^\//, '').replace(/\//g, '.')
   if (issue.keyword === 'unrecognized_keys' && Array.isArray(issue.params.keys)) {
     return issue.params.keys.map((key) => ({

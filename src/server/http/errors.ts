@@ -24,14 +24,11 @@ export class HttpError extends Error {
 export const badRequest = (message: string, code: ErrorCode = 'BAD_REQUEST') => new HttpError(400, message, code)
 
 /** A 400 carrying field messages, the same shape the schema validation produces. */
-export const fieldErrors = (errors: FieldError[]) =>
-  new HttpError(400, errors[0]?.message ?? 'Validation failed', 'VALIDATION_ERROR', { errors })
+export const fieldErrors = (errors: FieldError[]) => new HttpError(400, errors[0]?.message ?? 'Validation failed', 'VALIDATION_ERROR', { errors })
 
-export const unauthorized = (message = 'Authentication required', code: ErrorCode = 'UNAUTHORIZED') =>
-  new HttpError(401, message, code)
+export const unauthorized = (message = 'Authentication required', code: ErrorCode = 'UNAUTHORIZED') => new HttpError(401, message, code)
 
-export const forbidden = (message = 'You do not have permission to perform this action', code: ErrorCode = 'FORBIDDEN') =>
-  new HttpError(403, message, code)
+export const forbidden = (message = 'You do not have permission to perform this action', code: ErrorCode = 'FORBIDDEN') => new HttpError(403, message, code)
 
 export const notFound = (message = 'Not found', code: ErrorCode = 'NOT_FOUND') => new HttpError(404, message, code)
 

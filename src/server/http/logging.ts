@@ -15,21 +15,7 @@ import type { FastifyServerOptions } from 'fastify'
  */
 
 /** Query parameters whose values are worth keeping in the log: the lists' paging and filters. */
-const HARMLESS_QUERY_PARAMETERS = new Set([
-  'page',
-  'limit',
-  'search',
-  'role',
-  'status',
-  'activity',
-  'sort',
-  'order',
-  'verified',
-  'mfa',
-  'inactiveDays',
-  'from',
-  'to',
-])
+const HARMLESS_QUERY_PARAMETERS = new Set(['page', 'limit', 'search', 'role', 'status', 'activity', 'sort', 'order', 'verified', 'mfa', 'inactiveDays', 'from', 'to'])
 
 const REDACTED = '[redacted]'
 

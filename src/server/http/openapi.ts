@@ -32,7 +32,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflicts with the current state',
   413: 'Request body too large',
   415: 'The body is not `application/json`',
-  421: 'The request named a host this server does not answer for: the `Host` is neither `APP_URL`\'s host nor a loopback name (refused before anything runs, against DNS rebinding)',
+  421: "The request named a host this server does not answer for: the `Host` is neither `APP_URL`'s host nor a loopback name (refused before anything runs, against DNS rebinding)",
   429: 'Too many attempts; `Retry-After` says when to try again',
   500: 'Something failed on the server; the message is generic and `requestId` finds the details in the log',
   503: 'The database or the throttling store cannot be reached, the server is busy hashing passwords, or it is shutting down; try again after `Retry-After` (nothing was changed)',

@@ -19,11 +19,7 @@ import type { AccountRequest } from './queue'
  * Carries out one queued request in one transaction, together with `claim`, which removes the
  * request from the queue (false if another instance already did, and then nothing happens).
  */
-export async function fulfilAccountRequest(
-  ctx: AppContext,
-  request: AccountRequest,
-  claim: (trx: Transaction<Database>) => Promise<boolean>,
-): Promise<void> {
+export async function fulfilAccountRequest(ctx: AppContext, request: AccountRequest, claim: (trx: Transaction<Database>) => Promise<boolean>): Promise<void> {
   const links = pageLinks(ctx.config.appUrl)
   await commitChange(ctx, async (c) => {
     if (!(await claim(c.trx))) return

@@ -38,7 +38,10 @@ export class Housekeeping {
     const now = this.clock()
     await deleteEndedSessions(this.db, addSeconds(now, -KEEP_ENDED_SESSIONS_SECONDS))
     await forgetSealedRefreshTokens(this.db, now)
-    await this.db.deleteFrom('one_time_tokens').where('expires_at', '<', addSeconds(now, -24 * 60 * 60)).execute()
+    await this.db
+      .deleteFrom('one_time_tokens')
+      .where('expires_at', '<', addSeconds(now, -24 * 60 * 60))
+      .execute()
     await this.db.deleteFrom('rate_limits').where('reset_at', '<', now).execute()
   }
 }

@@ -41,7 +41,10 @@ export class JobQueue {
 
   async enqueue(trx: Transaction<Database> | Kysely<Database>, job: Job, now: Date): Promise<void> {
     const recipient = isAccountRequest(job) ? job.email : job.to
-    await trx.insertInto('mail_jobs').values({ recipient, payload: this.seal(job), run_after: now, created_at: now }).execute()
+    await trx
+      .insertInto('mail_jobs')
+      .values({ recipient, payload: this.seal(job), run_after: now, created_at: now })
+      .execute()
   }
 
   seal(job: Job): string {

@@ -94,15 +94,7 @@ export class JobWorker {
   private async lease() {
     const now = this.clock()
     return this.db.transaction().execute(async (trx) => {
-      const due = await trx
-        .selectFrom('mail_jobs')
-        .select('id')
-        .where('run_after', '<=', now)
-        .orderBy('run_after')
-        .limit(10)
-        .forUpdate()
-        .skipLocked()
-        .execute()
+      const due = await trx.selectFrom('mail_jobs').select('id').where('run_after', '<=', now).orderBy('run_after').limit(10).forUpdate().skipLocked().execute()
       if (due.length === 0) return []
       return trx
         .updateTable('mail_jobs')
@@ -134,7 +126,11 @@ export class JobWorker {
       this.report(job.attempts >= MAX_ATTEMPTS ? 'given-up' : 'retry')
       if (job.attempts >= MAX_ATTEMPTS) {
         this.log.error({ mailJob: job.id, reason }, 'mail given up after repeated failures')
-        await this.db.deleteFrom('mail_jobs').where('id', '=', job.id).execute().catch(() => {})
+        await this.db
+          .deleteFrom('mail_jobs')
+          .where('id', '=', job.id)
+          .execute()
+          .catch(() => {})
         return
       }
       const retryIn = Math.min(3600, 15 * 2 ** (job.attempts - 1))

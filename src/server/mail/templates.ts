@@ -15,8 +15,7 @@ export interface RenderedMail {
 }
 
 /** A paragraph as HTML: escaped, with the links it mentions made clickable. */
-const paragraphHtml = (text: string) =>
-  `<p>${escapeHtml(text).replace(/https?:\/\/[^\s<>"']+/g, (url) => `<a href="${url}">${url}</a>`)}</p>`
+const paragraphHtml = (text: string) => `<p>${escapeHtml(text).replace(/https?:\/\/[^\s<>"']+/g, (url) => `<a href="${url}">${url}</a>`)}</p>`
 
 interface Part {
   subject: string

@@ -29,11 +29,7 @@ export function outboxDir(dataDir: string): string {
   return path.join(dataDir, 'outbox')
 }
 
-export function createOutboxTransport(
-  dataDir: string,
-  from: string,
-  announce: (mail: RenderedMail, links: string[], file: string) => void,
-): MailTransport {
+export function createOutboxTransport(dataDir: string, from: string, announce: (mail: RenderedMail, links: string[], file: string) => void): MailTransport {
   const dir = outboxDir(dataDir)
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
   return {

@@ -106,10 +106,7 @@ export class Metrics {
         try {
           const { due, total } = await from.db
             .selectFrom('mail_jobs')
-            .select((eb) => [
-              eb.fn.countAll<string>().filterWhere('run_after', '<=', from.clock()).as('due'),
-              eb.fn.countAll<string>().as('total'),
-            ])
+            .select((eb) => [eb.fn.countAll<string>().filterWhere('run_after', '<=', from.clock()).as('due'), eb.fn.countAll<string>().as('total')])
             .executeTakeFirstOrThrow()
           this.set({ state: 'due' }, Number(due))
           this.set({ state: 'scheduled' }, Number(total) - Number(due))

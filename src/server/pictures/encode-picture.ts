@@ -35,12 +35,7 @@ async function reencode(picture: UploadedPicture): Promise<Buffer> {
     const header = await input().metadata()
     if (header.format !== picture.format) throw invalidPicture()
     if (!header.width || !header.height || header.width * header.height > PICTURE_MAX_PIXELS) throw invalidPicture()
-    return await input()
-      .timeout({ seconds: 10 })
-      .rotate()
-      .resize(PICTURE_SIZE, PICTURE_SIZE, { fit: 'cover' })
-      .webp({ quality: 82, effort: 4 })
-      .toBuffer()
+    return await input().timeout({ seconds: 10 }).rotate().resize(PICTURE_SIZE, PICTURE_SIZE, { fit: 'cover' }).webp({ quality: 82, effort: 4 }).toBuffer()
   } catch (error) {
     if (error instanceof Error && 'statusCode' in error) throw error
     throw invalidPicture()

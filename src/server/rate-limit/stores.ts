@@ -23,7 +23,11 @@ export class DatabaseRateLimitStore implements RateLimitStore {
   }
 
   async undo(key: string) {
-    await this.db.updateTable('rate_limits').set({ count: sql`greatest(count - 1, 0)` }).where('key', '=', key).execute()
+    await this.db
+      .updateTable('rate_limits')
+      .set({ count: sql`greatest(count - 1, 0)` })
+      .where('key', '=', key)
+      .execute()
   }
 
   async reset(key: string) {
@@ -51,7 +55,10 @@ return 0`
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: Redis
 
-  constructor(url: string, private readonly prefix = 'accounts:rate:') {
+  constructor(
+    url: string,
+    private readonly prefix = 'accounts:rate:',
+  ) {
     this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
     // Errors surface on the commands themselves (as 503s); the connection retries by itself.
     this.redis.on('error', () => {})

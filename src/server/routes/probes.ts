@@ -30,11 +30,7 @@ async function within<T>(check: Promise<T>, what: string): Promise<void> {
 
 export function probeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get(
-      '/health/live',
-      { schema: { response: { 200: envelope(z.object({ status: z.literal('live') })) } } },
-      async () => ok({ status: 'live' as const }),
-    )
+    app.get('/health/live', { schema: { response: { 200: envelope(z.object({ status: z.literal('live') })) } } }, async () => ok({ status: 'live' as const }))
 
     app.get(
       '/health/ready',

@@ -11,21 +11,15 @@ import { updateProfile } from '~server/use-cases/update-profile'
 /** The signed-in user's own profile: read it, change name and phone, change the password. */
 export function profileRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get(
-      '/users/profile',
-      { schema: { response: { 200: envelope(userSchema), ...failures(401, 403, 503) } } },
-      async (request) => ok(toUser(requireAuth(request).user)),
+    app.get('/users/profile', { schema: { response: { 200: envelope(userSchema), ...failures(401, 403, 503) } } }, async (request) =>
+      ok(toUser(requireAuth(request).user)),
     )
 
-    app.put(
-      '/users/profile',
-      { schema: { body: updateProfileSchema, response: { 200: envelope(userSchema), ...failures(400, 401, 403, 503) } } },
-      async (request) => {
-        const { name, phone } = request.body
-        const updated = await updateProfile(ctx, { user: requireAuth(request).user, name, phone, ip: request.ip })
-        return ok(toUser(updated), 'Profile updated successfully')
-      },
-    )
+    app.put('/users/profile', { schema: { body: updateProfileSchema, response: { 200: envelope(userSchema), ...failures(400, 401, 403, 503) } } }, async (request) => {
+      const { name, phone } = request.body
+      const updated = await updateProfile(ctx, { user: requireAuth(request).user, name, phone, ip: request.ip })
+      return ok(toUser(updated), 'Profile updated successfully')
+    })
 
     app.put(
       '/users/change-password',

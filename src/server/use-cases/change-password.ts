@@ -28,9 +28,7 @@ export async function changePassword(ctx: AppContext, input: ChangePasswordInput
   await ctx.limiter.consume(RULES.changePasswordByUser, user.id)
   const credentials = await findCredentialsByEmail(ctx.db, user.email)
   if (!credentials || !(await ctx.hasher.verify(credentials.password_hash, currentPassword))) {
-    await commitChange(ctx, (c) =>
-      c.record({ userId: user.id, kind: 'other', activity: 'Failed password change', details: 'Wrong current password', ip }),
-    )
+    await commitChange(ctx, (c) => c.record({ userId: user.id, kind: 'other', activity: 'Failed password change', details: 'Wrong current password', ip }))
     throw fieldErrors([{ field: 'currentPassword', message: 'Current password is incorrect' }])
   }
   await ctx.limiter.reset(RULES.changePasswordByUser, user.id)

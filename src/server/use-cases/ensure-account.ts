@@ -102,13 +102,7 @@ export async function ensureFirstAdmin(ctx: AppContext): Promise<{ email: string
     }
     return { email: normalizeEmail(adminEmail) }
   }
-  const activeAdmin = await ctx.db
-    .selectFrom('users')
-    .select('id')
-    .where('role', '=', 'ADMIN')
-    .where('status', '=', 'ACTIVE')
-    .limit(1)
-    .executeTakeFirst()
+  const activeAdmin = await ctx.db.selectFrom('users').select('id').where('role', '=', 'ADMIN').where('status', '=', 'ACTIVE').limit(1).executeTakeFirst()
   if (activeAdmin) return null
   const email = 'admin@localhost'
   const password = generatePassword()

@@ -13,12 +13,7 @@ export async function verifyEmail(ctx: AppContext, input: { token: string; ip: s
     (await commitChange(ctx, async (c) => {
       const userId = await consumeOneTimeToken(c.trx, token, 'verify-email', c.now)
       if (!userId) return false
-      await c.trx
-        .updateTable('users')
-        .set({ email_verified_at: c.now, updated_at: c.now })
-        .where('id', '=', userId)
-        .where('email_verified_at', 'is', null)
-        .execute()
+      await c.trx.updateTable('users').set({ email_verified_at: c.now, updated_at: c.now }).where('id', '=', userId).where('email_verified_at', 'is', null).execute()
       await c.record({ userId, kind: 'verified', activity: 'Verified email', ip })
       return true
     }))

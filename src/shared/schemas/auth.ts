@@ -25,10 +25,7 @@ export type EmailOnlyInput = z.input<typeof emailOnlySchema>
 
 /** Resend verification: its own message when the address is missing. */
 export const resendVerificationSchema = z.strictObject({
-  email: z
-    .string({ error: messages.resendEmailRequired })
-    .min(1, { error: messages.resendEmailRequired, abort: true })
-    .pipe(emailField),
+  email: z.string({ error: messages.resendEmailRequired }).min(1, { error: messages.resendEmailRequired, abort: true }).pipe(emailField),
 })
 
 export const resetPasswordSchema = z
@@ -44,10 +41,7 @@ export type ResetPasswordInput = z.input<typeof resetPasswordSchema>
  * token sent here is a wrong token, not a malformed request); only absurd sizes are a 400.
  */
 export const refreshTokenSchema = z.strictObject({
-  refreshToken: z
-    .string({ error: 'Refresh token is required' })
-    .min(1, { error: 'Refresh token is required' })
-    .max(4096, { error: 'Refresh token is too long' }),
+  refreshToken: z.string({ error: 'Refresh token is required' }).min(1, { error: 'Refresh token is required' }).max(4096, { error: 'Refresh token is too long' }),
 })
 
 /** Paths carrying an e-mailed token: any string, so a malformed token is answered as an invalid link. */

@@ -17,8 +17,7 @@ export const messages = {
   nameControl: 'Name must not contain control characters',
   passwordMin: 'Password must be at least 8 characters',
   passwordMax: 'Password must be at most 128 characters',
-  passwordRule:
-    'Password must contain at least one uppercase letter, one lowercase letter, one number, and one special character',
+  passwordRule: 'Password must contain at least one uppercase letter, one lowercase letter, one number, and one special character',
   passwordsDontMatch: "Passwords don't match",
   currentPasswordRequired: 'Current password is required',
   phoneMax: `Phone number must be at most ${PHONE_MAX} characters`,
@@ -107,11 +106,7 @@ export const currentPasswordField = z
  * Adds the cross-field checks of a new password to an object schema's refinement: confirmation
  * equals the password (reported on confirmPassword) and the blocklist, which needs the e-mail.
  */
-export function checkNewPassword(
-  ctx: z.RefinementCtx,
-  fields: { password: string; confirmPassword: string; email?: string | null },
-  passwordKey = 'password',
-): void {
+export function checkNewPassword(ctx: z.RefinementCtx, fields: { password: string; confirmPassword: string; email?: string | null }, passwordKey = 'password'): void {
   if (fields.password !== fields.confirmPassword) {
     ctx.addIssue({ code: 'custom', path: ['confirmPassword'], message: messages.passwordsDontMatch })
   }

@@ -7,10 +7,7 @@ import type { SessionView } from '~web/lib/session'
  * 1 loading, 2 signed out, 3 e-mail not verified, 4 admin-only page, 5 role not allowed,
  * 6 account not ACTIVE, 7 the page.
  */
-export type GuardDecision =
-  | { kind: 'loading' }
-  | { kind: 'redirect'; to: string; state?: { from: string } }
-  | { kind: 'allow' }
+export type GuardDecision = { kind: 'loading' } | { kind: 'redirect'; to: string; state?: { from: string } } | { kind: 'allow' }
 
 export interface GuardInput {
   session: SessionView

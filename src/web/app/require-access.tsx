@@ -19,9 +19,7 @@ export function RequireAccess({ children }: { children: ReactNode }) {
   const session = useSession()
   const location = useLocation()
   const matches = useMatches()
-  const handle = [...matches].reverse().find((match) => (match.handle as RouteHandle | undefined)?.page)?.handle as
-    | RouteHandle
-    | undefined
+  const handle = [...matches].reverse().find((match) => (match.handle as RouteHandle | undefined)?.page)?.handle as RouteHandle | undefined
   const access: Access = handle?.page ? PAGE_ACCESS[handle.page] : 'signed-in'
   const from = location.pathname + location.search + location.hash
   // One state object per origin: <Navigate> navigates again whenever its props change, and a

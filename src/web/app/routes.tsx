@@ -28,52 +28,133 @@ export const routes: RouteObject[] = [
     HydrateFallback: PageSpinner,
     ErrorBoundary: RouteError,
     children: [
-      { path: paths.login, lazy: page(() => import('~web/features/auth/components/login-page'), (m) => m.LoginPage) },
-      { path: paths.register, lazy: page(() => import('~web/features/auth/components/register-page'), (m) => m.RegisterPage) },
+      {
+        path: paths.login,
+        lazy: page(
+          () => import('~web/features/auth/components/login-page'),
+          (m) => m.LoginPage,
+        ),
+      },
+      {
+        path: paths.register,
+        lazy: page(
+          () => import('~web/features/auth/components/register-page'),
+          (m) => m.RegisterPage,
+        ),
+      },
       {
         path: paths.forgotPassword,
-        lazy: page(() => import('~web/features/auth/components/forgot-password-page'), (m) => m.ForgotPasswordPage),
+        lazy: page(
+          () => import('~web/features/auth/components/forgot-password-page'),
+          (m) => m.ForgotPasswordPage,
+        ),
       },
       {
         path: paths.resetPassword,
-        lazy: page(() => import('~web/features/auth/components/reset-password-page'), (m) => m.ResetPasswordPage),
+        lazy: page(
+          () => import('~web/features/auth/components/reset-password-page'),
+          (m) => m.ResetPasswordPage,
+        ),
       },
       {
         path: paths.verifyEmail,
-        lazy: page(() => import('~web/features/auth/components/verify-email-page'), (m) => m.VerifyEmailPage),
+        lazy: page(
+          () => import('~web/features/auth/components/verify-email-page'),
+          (m) => m.VerifyEmailPage,
+        ),
       },
       {
         path: paths.unauthorized,
-        lazy: page(() => import('~web/features/access/components/unauthorized-page'), (m) => m.UnauthorizedPage),
+        lazy: page(
+          () => import('~web/features/access/components/unauthorized-page'),
+          (m) => m.UnauthorizedPage,
+        ),
       },
       {
         path: paths.accountStatus,
-        lazy: page(() => import('~web/features/access/components/account-status-page'), (m) => m.AccountStatusPage),
+        lazy: page(
+          () => import('~web/features/access/components/account-status-page'),
+          (m) => m.AccountStatusPage,
+        ),
       },
-      { path: paths.debug, lazy: page(() => import('./layout/debug-route'), (m) => m.DebugRoute) },
+      {
+        path: paths.debug,
+        lazy: page(
+          () => import('./layout/debug-route'),
+          (m) => m.DebugRoute,
+        ),
+      },
       {
         path: paths.home,
-        lazy: page(() => import('./layout/signed-in-layout'), (m) => m.SignedInLayout),
+        lazy: page(
+          () => import('./layout/signed-in-layout'),
+          (m) => m.SignedInLayout,
+        ),
         children: [
           { index: true, element: <Navigate to={paths.dashboard} replace /> },
-          guarded(paths.dashboard, page(() => import('~web/features/dashboard/components/dashboard-page'), (m) => m.DashboardPage)),
-          guarded(paths.profile, page(() => import('~web/features/profile/components/profile-page'), (m) => m.ProfilePage)),
-          guarded(paths.settings, page(() => import('~web/features/settings/components/settings-page'), (m) => m.SettingsPage)),
+          guarded(
+            paths.dashboard,
+            page(
+              () => import('~web/features/dashboard/components/dashboard-page'),
+              (m) => m.DashboardPage,
+            ),
+          ),
+          guarded(
+            paths.profile,
+            page(
+              () => import('~web/features/profile/components/profile-page'),
+              (m) => m.ProfilePage,
+            ),
+          ),
+          guarded(
+            paths.settings,
+            page(
+              () => import('~web/features/settings/components/settings-page'),
+              (m) => m.SettingsPage,
+            ),
+          ),
           guarded(
             paths.myActivity,
-            page(() => import('~web/features/my-activity/components/my-activity-page'), (m) => m.MyActivityPage),
+            page(
+              () => import('~web/features/my-activity/components/my-activity-page'),
+              (m) => m.MyActivityPage,
+            ),
           ),
           guarded(
             paths.admin,
-            page(() => import('~web/features/admin-dashboard/components/admin-dashboard-page'), (m) => m.AdminDashboardPage),
+            page(
+              () => import('~web/features/admin-dashboard/components/admin-dashboard-page'),
+              (m) => m.AdminDashboardPage,
+            ),
           ),
-          guarded(paths.adminUsers, page(() => import('~web/features/admin-users/components/users-page'), (m) => m.UsersPage)),
+          guarded(
+            paths.adminUsers,
+            page(
+              () => import('~web/features/admin-users/components/users-page'),
+              (m) => m.UsersPage,
+            ),
+          ),
           guarded(
             paths.activityLogs,
-            page(() => import('~web/features/activity-logs/components/activity-logs-page'), (m) => m.ActivityLogsPage),
+            page(
+              () => import('~web/features/activity-logs/components/activity-logs-page'),
+              (m) => m.ActivityLogsPage,
+            ),
           ),
-          guarded(paths.developer, page(() => import('~web/features/developer/components/projects-page'), (m) => m.ProjectsPage)),
-          guarded(paths.moderator, page(() => import('~web/features/moderator/components/comments-page'), (m) => m.CommentsPage)),
+          guarded(
+            paths.developer,
+            page(
+              () => import('~web/features/developer/components/projects-page'),
+              (m) => m.ProjectsPage,
+            ),
+          ),
+          guarded(
+            paths.moderator,
+            page(
+              () => import('~web/features/moderator/components/comments-page'),
+              (m) => m.CommentsPage,
+            ),
+          ),
         ],
       },
       { path: '*', element: <Navigate to={paths.dashboard} replace /> },

@@ -164,8 +164,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           return send<T>(path, request, accessToken)
         }
       }
-      const mayRefresh =
-        error.status === 401 && accessToken && request.retryOnUnauthorized !== false && !NO_REFRESH_PATHS.has(path)
+      const mayRefresh = error.status === 401 && accessToken && request.retryOnUnauthorized !== false && !NO_REFRESH_PATHS.has(path)
       if (!mayRefresh) throw error
       const fresh = await refreshSession(accessToken)
       if (!fresh) {
@@ -221,8 +220,7 @@ function toApiError(status: number, body: FailureBody | null): ApiError {
   const code = failureCodeOf(body?.code)
   const fieldErrors = Array.isArray(body?.errors)
     ? (body.errors as unknown[]).filter(
-        (item): item is FieldError =>
-          !!item && typeof (item as FieldError).field === 'string' && typeof (item as FieldError).message === 'string',
+        (item): item is FieldError => !!item && typeof (item as FieldError).field === 'string' && typeof (item as FieldError).message === 'string',
       )
     : []
   return new ApiError(status, message, code, fieldErrors)

@@ -43,9 +43,21 @@ export function safeStore(store: () => KeyValueStore | undefined): KeyValueStore
     }
   }
   return {
-    getItem: (key) => attempt((s) => s.getItem(key), () => memory.get(key) ?? null),
-    setItem: (key, value) => attempt((s) => s.setItem(key, value), () => void memory.set(key, value)),
-    removeItem: (key) => attempt((s) => s.removeItem(key), () => void memory.delete(key)),
+    getItem: (key) =>
+      attempt(
+        (s) => s.getItem(key),
+        () => memory.get(key) ?? null,
+      ),
+    setItem: (key, value) =>
+      attempt(
+        (s) => s.setItem(key, value),
+        () => void memory.set(key, value),
+      ),
+    removeItem: (key) =>
+      attempt(
+        (s) => s.removeItem(key),
+        () => void memory.delete(key),
+      ),
   }
 }
 

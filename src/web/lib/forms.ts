@@ -50,10 +50,7 @@ export function useSchemaForm<S extends Schema>({
   schema: S | (() => Promise<S>)
   defaultValues: Record<FieldName<S>, string | null | undefined>
 }): SchemaForm<S> {
-  const schema = useMemo(
-    () => (typeof schemaOrLoader === 'function' ? schemaOrLoader : () => Promise.resolve(schemaOrLoader)),
-    [schemaOrLoader],
-  )
+  const schema = useMemo(() => (typeof schemaOrLoader === 'function' ? schemaOrLoader : () => Promise.resolve(schemaOrLoader)), [schemaOrLoader])
   const controls = useRef(new Map<string, Control>())
   const defaults = useRef<Record<string, string>>(toStrings(defaultValues))
   const submitted = useRef(false)

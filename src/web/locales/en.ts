@@ -163,11 +163,9 @@ export const en = {
   },
   accountStatus: {
     suspendedTitle: 'Account Suspended',
-    suspendedText:
-      'Your account has been suspended, so you cannot sign in at the moment. This usually follows a breach of the terms of use or a security concern.',
+    suspendedText: 'Your account has been suspended, so you cannot sign in at the moment. This usually follows a breach of the terms of use or a security concern.',
     inactiveTitle: 'Account Inactive',
-    inactiveText:
-      'Your account is currently inactive, so you cannot sign in. An administrator can reactivate it for you.',
+    inactiveText: 'Your account is currently inactive, so you cannot sign in. An administrator can reactivate it for you.',
     unknownTitle: 'Account Status Unknown',
     unknownText: 'We could not determine the status of your account. Please try signing in again.',
     unknownBadge: 'Unknown',

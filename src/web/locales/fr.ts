@@ -145,7 +145,7 @@ const fr: Messages = {
   unauthorized: {
     title: 'Accès refusé',
     text: "Vous n'avez pas l'autorisation d'accéder à cette page.",
-    restricted: "Cet espace est réservé. Si vous pensez devoir y accéder, contactez votre administrateur.",
+    restricted: 'Cet espace est réservé. Si vous pensez devoir y accéder, contactez votre administrateur.',
     dashboard: 'Aller au tableau de bord',
     profile: 'Aller au profil',
   },
@@ -168,7 +168,7 @@ const fr: Messages = {
   },
   debug: {
     title: "Débogage de l'authentification",
-    description: "Ce que ce navigateur sait de votre session. Les jetons ne sont jamais affichés.",
+    description: 'Ce que ce navigateur sait de votre session. Les jetons ne sont jamais affichés.',
     state: "État de l'authentification",
     loading: 'Chargement',
     authenticated: 'Authentifié',
@@ -192,7 +192,7 @@ const fr: Messages = {
   },
   dashboard: {
     welcome: 'Bon retour, {{name}} !',
-    subtitle: "Voici un aperçu de votre compte.",
+    subtitle: 'Voici un aperçu de votre compte.',
     profileCard: 'Profil',
     email: 'E-mail',
     phone: 'Téléphone',
@@ -457,9 +457,9 @@ const fr: Messages = {
     'Password must not contain the name of your email address': 'Le mot de passe ne doit pas contenir le nom de votre adresse e-mail',
     'Image size must be less than 5MB': "La taille de l'image doit être inférieure à 5 Mo",
     'Please select a valid image file': 'Veuillez sélectionner un fichier image valide',
-    'Failed to read image file': "Impossible de lire le fichier image",
+    'Failed to read image file': 'Impossible de lire le fichier image',
     'Admins cannot edit their own account to prevent accidental privilege loss':
-      "Les administrateurs ne peuvent pas modifier leur propre compte, pour éviter une perte accidentelle de privilèges",
+      'Les administrateurs ne peuvent pas modifier leur propre compte, pour éviter une perte accidentelle de privilèges',
     'You cannot edit other admin users': 'Vous ne pouvez pas modifier les autres administrateurs',
     'You cannot modify your own role': 'Vous ne pouvez pas modifier votre propre rôle',
     'Admin roles cannot be modified': 'Les rôles des administrateurs ne peuvent pas être modifiés',
@@ -491,7 +491,7 @@ const fr: Messages = {
     'Internal server error': 'Erreur interne du serveur',
     'Request body is too large': 'La requête est trop volumineuse',
     'Network error: the server could not be reached': 'Erreur réseau : le serveur est injoignable',
-    'Network error: the request timed out': "Erreur réseau : la requête a expiré",
+    'Network error: the request timed out': 'Erreur réseau : la requête a expiré',
   },
 }
 

@@ -122,12 +122,7 @@ export function userIdOf(t: TestApp, email: string): Promise<string> {
 
 /** The activity entries about a user, oldest first. */
 export function activitiesOf(t: TestApp, userId: string) {
-  return t.ctx.db
-    .selectFrom('activities')
-    .select(['kind', 'activity', 'details', 'ip_address'])
-    .where('user_id', '=', userId)
-    .orderBy('id')
-    .execute()
+  return t.ctx.db.selectFrom('activities').select(['kind', 'activity', 'details', 'ip_address']).where('user_id', '=', userId).orderBy('id').execute()
 }
 
 export function forgotPassword(t: TestApp, email: string, remoteAddress?: string) {

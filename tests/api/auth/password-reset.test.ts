@@ -148,8 +148,7 @@ describe('a user resets their password through the link', () => {
     const user = await t.createUser({ email: `hedy.lamarr+${Date.now()}@example.com` })
     await forgotPassword(t, user.email)
     const token = tokenOf(await resetLink(t, user.email))
-    const attempt = (password: string, confirmPassword = password) =>
-      t.request('POST', `/api/auth/reset-password/${token}`, { body: { password, confirmPassword } })
+    const attempt = (password: string, confirmPassword = password) => t.request('POST', `/api/auth/reset-password/${token}`, { body: { password, confirmPassword } })
 
     expectFieldError(await attempt('Ab1!'), 'password', 'Password must be at least 8 characters')
     expectFieldError(

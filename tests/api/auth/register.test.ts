@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../support/test-app'
-import {
-  activitiesOf,
-  expectFailure,
-  expectFieldError,
-  linkTo,
-  mailTo,
-  newVisitor,
-  register,
-  tokenOf,
-  userIdOf,
-  verificationLink,
-} from './helpers'
+import { activitiesOf, expectFailure, expectFieldError, linkTo, mailTo, newVisitor, register, tokenOf, userIdOf, verificationLink } from './helpers'
 
 // One application for the whole file: each story uses accounts of its own.
 const t = useTestApp()

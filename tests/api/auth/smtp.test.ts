@@ -31,7 +31,10 @@ describe('e-mail through an SMTP server', () => {
   const linkIn = (mail: Email, page: string): URL => {
     expect(mail.text, 'a text part').toBeTruthy()
     expect(mail.html, 'an HTML part').toBeTruthy()
-    const inText = mail.text!.match(/https?:\/\/\S+/g)?.map((l) => new URL(l)).find((l) => l.pathname === page)
+    const inText = mail
+      .text!.match(/https?:\/\/\S+/g)
+      ?.map((l) => new URL(l))
+      .find((l) => l.pathname === page)
     expect(inText, `${page} link in the text part`).toBeDefined()
     const hrefs = [...mail.html!.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'))
     expect(hrefs).toContain(inText!.toString())

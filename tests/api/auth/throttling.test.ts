@@ -2,16 +2,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { RULES } from '~server/rate-limit/rules'
 import { useTestApp, uniqueEmail } from '../../support/test-app'
-import {
-  activitiesOf,
-  expectFailure,
-  forgotPassword,
-  newVisitor,
-  register,
-  resetLink,
-  resetPassword,
-  tokenOf,
-} from './helpers'
+import { activitiesOf, expectFailure, forgotPassword, newVisitor, register, resetLink, resetPassword, tokenOf } from './helpers'
 
 /**
  * Throttling with the counters where the product keeps them: the database, or Redis when
@@ -154,8 +145,7 @@ describe(`throttling, with counters in ${store}`, () => {
   })
 
   describe('asking for mail again and again', () => {
-    const resend = (email: string, remoteAddress: string) =>
-      t.request('POST', '/api/auth/resend-verification', { body: { email }, remoteAddress })
+    const resend = (email: string, remoteAddress: string) => t.request('POST', '/api/auth/resend-verification', { body: { email }, remoteAddress })
 
     it('limits resending from one client address', async () => {
       const from = addresses()

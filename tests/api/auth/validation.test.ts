@@ -140,8 +140,7 @@ describe('long passphrases', () => {
 
 describe('a request body that is not what the API takes', () => {
   const json = JSON.stringify({ email: 'someone@example.com', password: STRONG_PASSWORD })
-  const raw = (payload: string | Buffer, contentType: string, url = '/api/auth/login') =>
-    t.request('POST', url, { payload, headers: { 'content-type': contentType } })
+  const raw = (payload: string | Buffer, contentType: string, url = '/api/auth/login') => t.request('POST', url, { payload, headers: { 'content-type': contentType } })
 
   it('is a 415 when it is not JSON, even if it looks like JSON', async () => {
     const message = 'Content-Type must be application/json'

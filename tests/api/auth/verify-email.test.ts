@@ -1,20 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp, type TestApp, uniqueEmail } from '../../support/test-app'
-import {
-  activitiesOf,
-  expectFailure,
-  expectFieldError,
-  mailTo,
-  newVisitor,
-  register,
-  tokenOf,
-  userIdOf,
-  verificationLink,
-  withoutRequestId,
-} from './helpers'
+import { activitiesOf, expectFailure, expectFieldError, mailTo, newVisitor, register, tokenOf, userIdOf, verificationLink, withoutRequestId } from './helpers'
 
-const verify = (t: TestApp, token: string, remoteAddress?: string) =>
-  t.request('GET', `/api/auth/verify-email/${token}`, remoteAddress ? { remoteAddress } : {})
+const verify = (t: TestApp, token: string, remoteAddress?: string) => t.request('GET', `/api/auth/verify-email/${token}`, remoteAddress ? { remoteAddress } : {})
 
 const INVALID_LINK = 'Invalid or expired verification link'
 

@@ -5,8 +5,7 @@ import sharp from 'sharp'
 
 export const dataUrl = (bytes: Buffer, type = 'image/png') => `data:${type};base64,${bytes.toString('base64')}`
 
-const solid = (width: number, height: number) =>
-  sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 90 } } })
+const solid = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 90 } } })
 
 export const pngImage = (width = 64, height = 48) => solid(width, height).png().toBuffer()
 export const webpImage = () => solid(40, 40).webp().toBuffer()
@@ -67,7 +66,6 @@ export async function jpegWithHtmlComment(): Promise<Buffer> {
 /** The classic GIF/JavaScript polyglot: a GIF header that is also a script. */
 export const gifScriptPolyglot = () => Buffer.from('GIF89a/*\x00\x00\x00\x00*/=1;alert(document.domain);//\x3b', 'latin1')
 
-export const svgImage = () =>
-  Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script><rect width="10" height="10"/></svg>')
+export const svgImage = () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script><rect width="10" height="10"/></svg>')
 
 export const htmlPage = () => Buffer.from('<!doctype html><html><body><img src=x onerror=alert(1)></body></html>')

@@ -90,7 +90,10 @@ describe('migration 0006 on addresses written before the rules', () => {
       expect(entries, key).toHaveLength(1)
       expect(entries[0]!.activity).toBe('Address needs attention')
       expect(entries[0]!.details).toContain('is no longer accepted')
-      expect(warnings.some((line) => line.includes(ids[key]!)), key).toBe(true)
+      expect(
+        warnings.some((line) => line.includes(ids[key]!)),
+        key,
+      ).toBe(true)
     }
     // The invisible character is written out for the reader of the entry.
     expect((await entriesOf('zeroWidth'))[0]!.details).toMatch(/^alice<U\+200B>@example\.com/)

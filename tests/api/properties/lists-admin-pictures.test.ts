@@ -60,7 +60,14 @@ describe('list query strings', () => {
 
 describe("an admin's edit", () => {
   const allowed = ['name', 'email', 'phone', 'role', 'status']
-  const anyValue = fc.oneof(anyText, fc.constantFrom(...ROLES, ...STATUSES, 'a@example.com', 'Some Name'), fc.integer(), fc.boolean(), fc.constant(null), fc.object({ maxDepth: 1 }))
+  const anyValue = fc.oneof(
+    anyText,
+    fc.constantFrom(...ROLES, ...STATUSES, 'a@example.com', 'Some Name'),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.object({ maxDepth: 1 }),
+  )
   const edit = fc.dictionary(fc.oneof(fc.constantFrom(...allowed, 'id', 'emailVerified', 'password', 'createdAt', '__proto__'), fc.string({ maxLength: 6 })), anyValue, {
     maxKeys: 5,
   })
@@ -91,7 +98,10 @@ describe("an admin's edit", () => {
 
 describe('e-mail addresses', () => {
   it('never accept a control character, wherever it sits', () => {
-    const control = fc.integer({ min: 0, max: 0x9f }).filter((c) => c < 0x20 || c >= 0x7f).map((c) => String.fromCharCode(c))
+    const control = fc
+      .integer({ min: 0, max: 0x9f })
+      .filter((c) => c < 0x20 || c >= 0x7f)
+      .map((c) => String.fromCharCode(c))
     fc.assert(
       fc.property(fc.emailAddress(), fc.nat(), control, (address, at, character) => {
         const cut = at % (address.length + 1)
@@ -118,7 +128,12 @@ describe('the picture data-URL reader', () => {
   /** Real pictures, then bent: bytes flipped, cut short, or something appended. */
   const mutated = () =>
     fc
-      .tuple(fc.nat(3), fc.array(fc.tuple(fc.nat(), fc.nat(255)), { maxLength: 3 }), fc.option(fc.nat(), { nil: undefined }), fc.option(fc.uint8Array({ minLength: 1, maxLength: 40 }), { nil: undefined }))
+      .tuple(
+        fc.nat(3),
+        fc.array(fc.tuple(fc.nat(), fc.nat(255)), { maxLength: 3 }),
+        fc.option(fc.nat(), { nil: undefined }),
+        fc.option(fc.uint8Array({ minLength: 1, maxLength: 40 }), { nil: undefined }),
+      )
       .map(([which, flips, cut, tail]) => {
         let bytes = Buffer.from(images[which]!)
         for (const [at, value] of flips) bytes[at % bytes.length] = value

@@ -138,7 +138,33 @@ describe('e-mail addresses', () => {
   })
 
   it('refuse an address once an invisible, direction-changing or loose combining character is slipped in anywhere', () => {
-    const slipped = fc.constantFrom('\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u034f', '\u061c', '\u200e', '\u200f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\ufe0f', '\u0301', '\u0336', '\u20d2', '\ue000', '\u{e0041}')
+    const slipped = fc.constantFrom(
+      '\u200b',
+      '\u200c',
+      '\u200d',
+      '\u2060',
+      '\ufeff',
+      '\u00ad',
+      '\u034f',
+      '\u061c',
+      '\u200e',
+      '\u200f',
+      '\u202a',
+      '\u202b',
+      '\u202c',
+      '\u202d',
+      '\u202e',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\ufe0f',
+      '\u0301',
+      '\u0336',
+      '\u20d2',
+      '\ue000',
+      '\u{e0041}',
+    )
     fc.assert(
       fc.property(fc.emailAddress(), fc.nat(), slipped, (address, at, character) => {
         const cut = at % (address.length + 1)
@@ -148,7 +174,7 @@ describe('e-mail addresses', () => {
     )
   })
 
-  it('refused for any reason short of length, leave the form\'s other messages to be shown too', () => {
+  it("refused for any reason short of length, leave the form's other messages to be shown too", () => {
     for (const email of ['not-an-address', 'alice\u200b@example.com', '\u0430lice@example.com', 'alice\u0301@example.com', '\u0430\u0440\u0435@example.com']) {
       const result = registerSchema.safeParse({ name: 'Ada', email, password: 'Correct-Horse-7-Battery!', confirmPassword: 'Other-Horse-7-Battery!' })
       expect(result.success).toBe(false)

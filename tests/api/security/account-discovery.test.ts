@@ -40,7 +40,14 @@ const addresses = () => {
 }
 
 const entries = async () =>
-  Number((await t.ctx.db.selectFrom('activities').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)
+  Number(
+    (
+      await t.ctx.db
+        .selectFrom('activities')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  )
 
 /** What a client can compare between two answers: status, body without its request id, header names. */
 const visible = (response: LightMyRequestResponse) => ({
@@ -120,51 +127,70 @@ describe('asking for a reset link or a new verification link', () => {
   /** Rows of every table such a request could touch. */
   const rows = async () => {
     const count = async (table: 'activities' | 'one_time_tokens' | 'mail_jobs' | 'users') =>
-      Number((await t.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)
+      Number(
+        (
+          await t.ctx.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
     return { activities: await count('activities'), tokens: await count('one_time_tokens'), queued: await count('mail_jobs'), users: await count('users') }
   }
 
-  it.each(['/api/auth/forgot-password', '/api/auth/resend-verification'] as const)('%s: answers every address alike after the same single write, and the mail worker sorts them out afterwards', async (path) => {
-    const from = addresses()
-    const verified = await t.createUser()
-    const unverified = await t.createUser()
-    await t.ctx.db.updateTable('users').set({ email_verified_at: null }).where('id', '=', unverified.id).execute()
-    const cases = [
-      ['an unknown address', uniqueEmail('nobody')],
-      ['a verified account', verified.email],
-      ['an unverified account', unverified.email],
-    ] as const
+  it.each(['/api/auth/forgot-password', '/api/auth/resend-verification'] as const)(
+    '%s: answers every address alike after the same single write, and the mail worker sorts them out afterwards',
+    async (path) => {
+      const from = addresses()
+      const verified = await t.createUser()
+      const unverified = await t.createUser()
+      await t.ctx.db.updateTable('users').set({ email_verified_at: null }).where('id', '=', unverified.id).execute()
+      const cases = [
+        ['an unknown address', uniqueEmail('nobody')],
+        ['a verified account', verified.email],
+        ['an unverified account', unverified.email],
+      ] as const
 
-    const seen = []
-    await t.deliverMail()
-    // The worker is not woken while answering is measured: what the request itself wrote stays in view.
-    const wake = t.ctx.onJobQueued
-    t.ctx.onJobQueued = () => {}
-    for (const [label, email] of cases) {
-      const before = await rows()
-      const response = await t.request('POST', path, { body: { email }, remoteAddress: from(seen.length) })
-      const after = await rows()
-      seen.push({ label, ...visible(response), written: { activities: after.activities - before.activities, tokens: after.tokens - before.tokens, queued: after.queued - before.queued, users: after.users - before.users } })
-    }
-    t.ctx.onJobQueued = wake
-    for (const answer of seen) {
-      expect(answer.status, answer.label).toBe(200)
-      expect(answer.body, answer.label).toEqual(seen[0]!.body)
-      expect(answer.headers, answer.label).toEqual(seen[0]!.headers)
-      // While answering: one queued request, nothing else, whoever the address belongs to.
-      expect(answer.written, answer.label).toEqual({ activities: 0, tokens: 0, queued: 1, users: 0 })
-    }
+      const seen = []
+      await t.deliverMail()
+      // The worker is not woken while answering is measured: what the request itself wrote stays in view.
+      const wake = t.ctx.onJobQueued
+      t.ctx.onJobQueued = () => {}
+      for (const [label, email] of cases) {
+        const before = await rows()
+        const response = await t.request('POST', path, { body: { email }, remoteAddress: from(seen.length) })
+        const after = await rows()
+        seen.push({
+          label,
+          ...visible(response),
+          written: {
+            activities: after.activities - before.activities,
+            tokens: after.tokens - before.tokens,
+            queued: after.queued - before.queued,
+            users: after.users - before.users,
+          },
+        })
+      }
+      t.ctx.onJobQueued = wake
+      for (const answer of seen) {
+        expect(answer.status, answer.label).toBe(200)
+        expect(answer.body, answer.label).toEqual(seen[0]!.body)
+        expect(answer.headers, answer.label).toEqual(seen[0]!.headers)
+        // While answering: one queued request, nothing else, whoever the address belongs to.
+        expect(answer.written, answer.label).toEqual({ activities: 0, tokens: 0, queued: 1, users: 0 })
+      }
 
-    // Afterwards, the mail goes only where it should.
-    const wanted = path === '/api/auth/forgot-password' ? [verified.email, unverified.email] : [unverified.email]
-    for (const [label, email] of cases) {
-      const mail = await mailTo(t, email)
-      expect(mail.length, label).toBe(wanted.includes(email) ? 1 : 0)
-    }
-    expect(await rows()).toMatchObject({ queued: 0 })
-    const nobody = await t.ctx.db.selectFrom('activities').select('id').where('ip_address', '=', from(0)).execute()
-    expect(nobody).toEqual([])
-  })
+      // Afterwards, the mail goes only where it should.
+      const wanted = path === '/api/auth/forgot-password' ? [verified.email, unverified.email] : [unverified.email]
+      for (const [label, email] of cases) {
+        const mail = await mailTo(t, email)
+        expect(mail.length, label).toBe(wanted.includes(email) ? 1 : 0)
+      }
+      expect(await rows()).toMatchObject({ queued: 0 })
+      const nobody = await t.ctx.db.selectFrom('activities').select('id').where('ip_address', '=', from(0)).execute()
+      expect(nobody).toEqual([])
+    },
+  )
 })
 
 describe('the sign-in throttle', () => {

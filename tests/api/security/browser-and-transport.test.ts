@@ -35,7 +35,7 @@ beforeAll(async () => {
 })
 
 describe('CSRF on the session calls', () => {
-  it.each(['/api/auth/logout', '/api/auth/logout-all'])('%s without the session\'s own token is a 403, and the session lives on', async (url) => {
+  it.each(['/api/auth/logout', '/api/auth/logout-all'])("%s without the session's own token is a 403, and the session lives on", async (url) => {
     const user = await quickUser(t)
     const session = await signInAs(t, user)
     const otherSessionOfSameUser = await signInAs(t, user)
@@ -121,30 +121,38 @@ describe('bodies that are not JSON', () => {
     'text/html',
   ]
 
-  it.each([...BODY_ENDPOINTS, ...BODILESS_POSTS].map((e) => [e.key, e] as const))('%s: JSON sent as anything but application/json is a 415, changing nothing', async (_key, endpoint) => {
-    const before = await t.ctx.db.selectFrom('users').selectAll().orderBy('id').execute()
-    const payload = JSON.stringify('valid' in endpoint ? (endpoint as (typeof BODY_ENDPOINTS)[number]).valid() : {})
-    for (const contentType of TYPES) {
-      const response = await send(t, endpoint, callers, { payload, contentType })
-      expect(response.statusCode, `${contentType}: ${response.body}`).toBe(415)
-      expect(response.json()).toMatchObject({ success: false, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json' })
-    }
-    // A body with no Content-Type at all.
-    const untyped = await t.request(endpoint.method, endpoint.path(callers), {
-      payload,
-      ...(endpoint.as === 'anonymous' ? {} : { token: callers[endpoint.as].accessToken, csrf: callers[endpoint.as].csrfToken }),
-    })
-    expect(untyped.statusCode).toBe(415)
-    expect(await t.ctx.db.selectFrom('users').selectAll().orderBy('id').execute()).toEqual(before)
-    // The session that sent them is untouched.
-    expect((await me(t, callers.user.accessToken)).statusCode).toBe(200)
-  })
+  it.each([...BODY_ENDPOINTS, ...BODILESS_POSTS].map((e) => [e.key, e] as const))(
+    '%s: JSON sent as anything but application/json is a 415, changing nothing',
+    async (_key, endpoint) => {
+      const before = await t.ctx.db.selectFrom('users').selectAll().orderBy('id').execute()
+      const payload = JSON.stringify('valid' in endpoint ? (endpoint as (typeof BODY_ENDPOINTS)[number]).valid() : {})
+      for (const contentType of TYPES) {
+        const response = await send(t, endpoint, callers, { payload, contentType })
+        expect(response.statusCode, `${contentType}: ${response.body}`).toBe(415)
+        expect(response.json()).toMatchObject({ success: false, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json' })
+      }
+      // A body with no Content-Type at all.
+      const untyped = await t.request(endpoint.method, endpoint.path(callers), {
+        payload,
+        ...(endpoint.as === 'anonymous' ? {} : { token: callers[endpoint.as].accessToken, csrf: callers[endpoint.as].csrfToken }),
+      })
+      expect(untyped.statusCode).toBe(415)
+      expect(await t.ctx.db.selectFrom('users').selectAll().orderBy('id').execute()).toEqual(before)
+      // The session that sent them is untouched.
+      expect((await me(t, callers.user.accessToken)).statusCode).toBe(200)
+    },
+  )
 })
 
 /** The security headers, checked on one answer. */
 function expectStrictHeaders(response: LightMyRequestResponse, label: string) {
   const csp = String(response.headers['content-security-policy'] ?? '')
-  const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]))
+  const directives = new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name!, values]),
+  )
   expect(directives.get('script-src') ?? directives.get('default-src'), `${label}: script-src`).toEqual(["'self'"])
   expect(directives.get('default-src'), label).toEqual(["'self'"])
   expect(directives.get('object-src'), label).toEqual(["'none'"])
@@ -296,7 +304,9 @@ describe('a name written to attack a page', () => {
     }
     expect(answers[4]!.json().data.users.map((u: { name: string }) => u.name)).toEqual(expect.arrayContaining([HOSTILE]))
     const entries = answers[5]!.json().data.activities
-    expect(entries.some((entry: { activity: string }) => entry.activity === `Updated user Browser Target (${(answers[1]!.json().data as { email: string }).email})`)).toBe(true)
+    expect(
+      entries.some((entry: { activity: string }) => entry.activity === `Updated user Browser Target (${(answers[1]!.json().data as { email: string }).email})`),
+    ).toBe(true)
     expect(entries.some((entry: { user: { name: string } | null }) => entry.user?.name === HOSTILE)).toBe(true)
   })
 

@@ -46,9 +46,7 @@ function rawRequest(port: number, method: string, target: string, host: string |
       const text = Buffer.concat(chunks).toString('utf8')
       const split = text.indexOf('\r\n\r\n')
       const [statusLine = '', ...headerLines] = text.slice(0, split).split('\r\n')
-      const headers = Object.fromEntries(
-        headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-      )
+      const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
       let rest = text.slice(split + 4)
       if (headers['transfer-encoding'] === 'chunked') rest = dechunk(rest)
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest })
@@ -153,7 +151,12 @@ describe('a foreign or rebound Host', () => {
       ['GET', '/api/admin/users', { Authorization: `Bearer ${user.accessToken}` }, ''],
       ['POST', '/api/auth/login', json, JSON.stringify({ email: victim.email, password: victim.password })],
       ['POST', '/api/auth/forgot-password', json, JSON.stringify({ email: victim.email })],
-      ['POST', '/api/auth/register', json, JSON.stringify({ name: 'Rebound', email: 'rebound@example.com', password: 'Rebound-Visit-42!', confirmPassword: 'Rebound-Visit-42!' })],
+      [
+        'POST',
+        '/api/auth/register',
+        json,
+        JSON.stringify({ name: 'Rebound', email: 'rebound@example.com', password: 'Rebound-Visit-42!', confirmPassword: 'Rebound-Visit-42!' }),
+      ],
       ['POST', '/api/auth/refresh-token', json, JSON.stringify({ refreshToken: user.refreshToken })],
       ['OPTIONS', '/api/auth/login', { Origin: `http://${host}`, 'Access-Control-Request-Method': 'POST' }, ''],
     ]
@@ -201,7 +204,7 @@ describe('a foreign or rebound Host', () => {
   })
 })
 
-describe('APP_URL\'s host and the loopback names', () => {
+describe("APP_URL's host and the loopback names", () => {
   it('are served on any port and in any letter case: the outbox, the API, the pages and their files', async () => {
     const hosts = ['app.test', 'APP.Test:8443', `localhost:${port}`, 'LOCALHOST', `127.0.0.1:${port}`, '127.0.0.1', `[::1]:${port}`, '[::1]']
     for (const host of hosts) {

@@ -79,9 +79,14 @@ describe('prototype poisoning in a body', () => {
 
   it('changes nothing for the signed-in user who sent them', async () => {
     const before = await t.ctx.db.selectFrom('users').selectAll().where('id', '=', callers.user.id).executeTakeFirstOrThrow()
-    await send(t, BODY_ENDPOINTS.find((e) => e.key === 'PUT /users/profile')!, callers, {
-      payload: '{"name":"Poisoned Name","__proto__":{"role":"ADMIN"}}',
-    })
+    await send(
+      t,
+      BODY_ENDPOINTS.find((e) => e.key === 'PUT /users/profile')!,
+      callers,
+      {
+        payload: '{"name":"Poisoned Name","__proto__":{"role":"ADMIN"}}',
+      },
+    )
     expect(await t.ctx.db.selectFrom('users').selectAll().where('id', '=', callers.user.id).executeTakeFirstOrThrow()).toEqual(before)
   })
 })
@@ -96,14 +101,15 @@ describe('bodies of a hostile size or shape', () => {
     expectEnvelope(await send(t, endpoint, callers, { payload }), 413, 'PAYLOAD_TOO_LARGE')
   })
 
-  const shapes = (name: string) => [
-    ['10,000 nested arrays', `${'['.repeat(10_000)}${']'.repeat(10_000)}`],
-    ['10,000 nested objects', `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`],
-    ['10,000 nested arrays in a field', `{"${name}":${'['.repeat(10_000)}${']'.repeat(10_000)}}`],
-    ['an array of 400,000 numbers in a field', `{"${name}":[${'0,'.repeat(400_000)}0]}`],
-    ['an array of 400,000 numbers as the body', `[${'0,'.repeat(400_000)}0]`],
-    ['50,000 unknown fields', `{${Array.from({ length: 50_000 }, (_, i) => `"f${i}":1`).join(',')}}`],
-  ] as const
+  const shapes = (name: string) =>
+    [
+      ['10,000 nested arrays', `${'['.repeat(10_000)}${']'.repeat(10_000)}`],
+      ['10,000 nested objects', `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`],
+      ['10,000 nested arrays in a field', `{"${name}":${'['.repeat(10_000)}${']'.repeat(10_000)}}`],
+      ['an array of 400,000 numbers in a field', `{"${name}":[${'0,'.repeat(400_000)}0]}`],
+      ['an array of 400,000 numbers as the body', `[${'0,'.repeat(400_000)}0]`],
+      ['50,000 unknown fields', `{${Array.from({ length: 50_000 }, (_, i) => `"f${i}":1`).join(',')}}`],
+    ] as const
 
   it.each(BODY_ENDPOINTS.map((e) => [e.key, e] as const))('%s: deep nesting, huge arrays and masses of fields are a prompt 400', async (_key, endpoint) => {
     for (const [shape, payload] of shapes(field(endpoint))) {
@@ -148,7 +154,10 @@ describe('every field of every body, given the wrong type', () => {
       if (value === null && nullable.has(name)) continue
       const response = await send(t, endpoint, callers, { body: { ...endpoint.valid(), [name]: value } })
       const body = expectEnvelope(response, 400, 'VALIDATION_ERROR')
-      expect(body.errors?.map((e) => e.field), label).toContain(name)
+      expect(
+        body.errors?.map((e) => e.field),
+        label,
+      ).toContain(name)
     }
     for (const [label, value] of HOSTILE_STRINGS) {
       const response = await send(t, endpoint, callers, { body: { ...endpoint.valid(), [name]: value } })
@@ -168,8 +177,14 @@ describe('text that is not well-formed Unicode', () => {
   const cells = BODY_ENDPOINTS.flatMap((endpoint) => Object.keys(endpoint.schema.shape).map((name) => [endpoint.key, name, endpoint] as const))
   const rows = async () => {
     const [users, activities] = await Promise.all([
-      t.ctx.db.selectFrom('users').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-      t.ctx.db.selectFrom('activities').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+      t.ctx.db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow(),
+      t.ctx.db
+        .selectFrom('activities')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow(),
     ])
     return { users: Number(users.n), activities: Number(activities.n) }
   }
@@ -224,7 +239,7 @@ describe('search and filter parameters', () => {
     'null',
     '[object Object]',
     '__proto__',
-    'ADMIN\' OR role=\'ADMIN',
+    "ADMIN' OR role='ADMIN",
     'a'.repeat(5_000),
   ]
   const get = (url: string) => t.request('GET', url, { token: callers.admin.accessToken })
@@ -246,7 +261,11 @@ describe('search and filter parameters', () => {
       for (const value of ['0x10', '1e3', '+1', '1.0', ' 1', '1 ', '0', '00', '-0', 'Infinity', 'NaN', '\uff11', '1_000', '0b1']) {
         expectEnvelope(await get(`${list}?${param}=${encodeURIComponent(value)}`), 400, 'VALIDATION_ERROR')
       }
-      for (const [value, read] of [['3', 3], ['03', 3], ['100', 100]] as const) {
+      for (const [value, read] of [
+        ['3', 3],
+        ['03', 3],
+        ['100', 100],
+      ] as const) {
         const response = await get(`${list}?${param}=${value}`)
         expect(response.statusCode, response.body.slice(0, 200)).toBe(200)
         expect(response.json().data.pagination[param]).toBe(read)
@@ -275,9 +294,12 @@ describe('search and filter parameters', () => {
     }
     // And a literal match is found where there is one.
     if (list === '/api/admin/users') {
-      for (const term of ["O'Brien", '100%_\\', "n 100%_\\ l"]) {
+      for (const term of ["O'Brien", '100%_\\', 'n 100%_\\ l']) {
         const found = (await get(`${list}?search=${encodeURIComponent(term)}`)).json().data.users
-        expect(found.map((u: { id: string }) => u.id), term).toEqual([literalId])
+        expect(
+          found.map((u: { id: string }) => u.id),
+          term,
+        ).toEqual([literalId])
       }
     }
     // Still there: nothing was dropped or deleted.
@@ -307,9 +329,7 @@ describe('path parameters', () => {
 })
 
 describe('e-mail addresses built to hurt', () => {
-  const EMAIL_FIELDS = [
-    ...BODY_ENDPOINTS.filter((endpoint) => 'email' in endpoint.schema.shape).map((endpoint) => [endpoint.key, endpoint] as const),
-  ]
+  const EMAIL_FIELDS = [...BODY_ENDPOINTS.filter((endpoint) => 'email' in endpoint.schema.shape).map((endpoint) => [endpoint.key, endpoint] as const)]
 
   it('cover every endpoint that takes an address', () => {
     expect(EMAIL_FIELDS.map(([key]) => key).sort()).toEqual(
@@ -368,7 +388,14 @@ describe('e-mail addresses built to hurt', () => {
   ] as const
 
   const queuedMail = async () =>
-    Number((await t.ctx.db.selectFrom('mail_jobs').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)
+    Number(
+      (
+        await t.ctx.db
+          .selectFrom('mail_jobs')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
 
   it.each(EMAIL_FIELDS)('%s: line breaks and control characters in an address are a 400, and no mail is queued', async (_key, endpoint) => {
     await t.deliverMail()

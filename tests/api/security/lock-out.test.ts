@@ -107,7 +107,7 @@ describe('a device cookie', () => {
     expect((await signIn(owner.email, owner.password, from(31))).statusCode).toBe(200)
   })
 
-  it('is worth nothing for another account, edited, or made up: those attempts count as a new browser\'s', async () => {
+  it("is worth nothing for another account, edited, or made up: those attempts count as a new browser's", async () => {
     const owner = await quickUser(t)
     const other = await quickUser(t)
     const from = addresses()

@@ -169,14 +169,20 @@ describe('after everything the API does', () => {
     await call('PUT', '/api/users/change-password', { currentPassword: visitor.password, newPassword: 'Next-Secret-Pass-5!', confirmPassword: 'Next-Secret-Pass-5!' })
     await call('POST', '/api/auth/logout-all')
     // A password in the body of a request that fails on the server side.
-    await t.request('POST', '/api/auth/login', { payload: `{"email":"${visitor.email}","password":"Failing-Body-Pass-6!"`, headers: { 'content-type': 'application/json' } })
+    await t.request('POST', '/api/auth/login', {
+      payload: `{"email":"${visitor.email}","password":"Failing-Body-Pass-6!"`,
+      headers: { 'content-type': 'application/json' },
+    })
     keep('Failing-Body-Pass-6!')
 
     // Forgets it, resets it, signs in and out.
     await forgotPassword(t, visitor.email, from(8))
     const resetToken = tokenOf(await resetLink(t, visitor.email))
     keep(resetToken, 'After-Reset-Pass-7!')
-    await t.request('POST', `/api/auth/reset-password/${resetToken}`, { body: { password: 'After-Reset-Pass-7!', confirmPassword: 'After-Reset-Pass-7!' }, remoteAddress: from(9) })
+    await t.request('POST', `/api/auth/reset-password/${resetToken}`, {
+      body: { password: 'After-Reset-Pass-7!', confirmPassword: 'After-Reset-Pass-7!' },
+      remoteAddress: from(9),
+    })
     const last = (await t.login(visitor.email, 'After-Reset-Pass-7!', from(10))).json().data
     keep(last.accessToken, last.refreshToken, last.csrfToken)
     await t.request('POST', '/api/auth/logout', { token: last.accessToken, csrf: last.csrfToken, remoteAddress: from(11) })

@@ -149,10 +149,22 @@ describe('a picture with something hidden behind it or inside it', () => {
     ['a JPEG with a ZIP archive appended', async () => dataUrl(Buffer.concat([await jpegWithGps(), zipArchive()]), 'image/jpeg')],
     ['a GIF with bytes after its trailer', async () => dataUrl(Buffer.concat([await gifImage(), Buffer.from('tail')]), 'image/gif')],
     ['a WebP longer than its RIFF size', async () => dataUrl(Buffer.concat([await webpImage(), zipArchive()]), 'image/webp')],
-    ['a WebP shorter than its RIFF size', async () => { const webp = await webpImage(); return dataUrl(webp.subarray(0, webp.length - 4), 'image/webp') }],
+    [
+      'a WebP shorter than its RIFF size',
+      async () => {
+        const webp = await webpImage()
+        return dataUrl(webp.subarray(0, webp.length - 4), 'image/webp')
+      },
+    ],
     ['a PNG whose text chunk holds a script', async () => dataUrl(pngWithTextChunk(await pngImage(), '<script>alert(1)</script>'))],
     ['a PNG whose text chunk holds PHP', async () => dataUrl(pngWithTextChunk(await pngImage(), '<?php system($_GET["c"]); ?>'))],
-    ['a PNG with two IEND chunks', async () => { const png = await pngImage(); return dataUrl(Buffer.concat([png, png.subarray(png.length - 12)])) }],
+    [
+      'a PNG with two IEND chunks',
+      async () => {
+        const png = await pngImage()
+        return dataUrl(Buffer.concat([png, png.subarray(png.length - 12)]))
+      },
+    ],
   ])('is refused: %s', async (label, make) => {
     await expectRefused(await make(), label)
   })

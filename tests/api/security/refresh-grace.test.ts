@@ -18,16 +18,14 @@ import { quickSignIn } from '../helpers/users'
 
 const t = useTestApp()
 
-const tokensOf = (sessionId: string) =>
-  t.ctx.db.selectFrom('refresh_tokens').select(['token_hash', 'rotated_at']).where('session_id', '=', sessionId).execute()
+const tokensOf = (sessionId: string) => t.ctx.db.selectFrom('refresh_tokens').select(['token_hash', 'rotated_at']).where('session_id', '=', sessionId).execute()
 
 async function sessionOf(user: SignedIn) {
   return t.ctx.db.selectFrom('sessions').selectAll().where('user_id', '=', user.id).executeTakeFirstOrThrow()
 }
 
 /** Tokens handed out in 200 answers. */
-const handedOut = (answers: { statusCode: number; json(): any }[]) =>
-  answers.filter((a) => a.statusCode === 200).map((a) => a.json().data.refreshToken as string)
+const handedOut = (answers: { statusCode: number; json(): any }[]) => answers.filter((a) => a.statusCode === 200).map((a) => a.json().data.refreshToken as string)
 
 describe('a rotated refresh token presented again within the grace', () => {
   it('three replays yield at most one successor: one chain, every token handed out refreshes once, the session stays usable', async () => {

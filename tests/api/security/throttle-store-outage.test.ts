@@ -26,7 +26,10 @@ describe('with the throttling store out of reach', () => {
     const calls = [
       () => t.login(user.email, user.password),
       () => t.login(user.email, 'Wrong-Password-1!'),
-      () => t.request('POST', '/api/auth/register', { body: { name: 'New Person', email: 'new.person@example.com', password: 'Fresh-Start-2026!', confirmPassword: 'Fresh-Start-2026!' } }),
+      () =>
+        t.request('POST', '/api/auth/register', {
+          body: { name: 'New Person', email: 'new.person@example.com', password: 'Fresh-Start-2026!', confirmPassword: 'Fresh-Start-2026!' },
+        }),
       () => t.request('POST', '/api/auth/forgot-password', { body: { email: user.email } }),
       () => t.request('POST', '/api/auth/resend-verification', { body: { email: user.email } }),
       () => t.request('POST', `/api/auth/reset-password/${'A'.repeat(43)}`, { body: { password: 'Fresh-Start-2026!', confirmPassword: 'Fresh-Start-2026!' } }),

@@ -39,7 +39,8 @@ describe('an access token made with the real key but claims that do not match', 
   it("is refused: someone else's user id on my session, a session that does not exist, a malformed session id, another token type, another key's purpose", async () => {
     const victim = await quickUser(t)
     const attacker = await signInAs(t, await quickUser(t))
-    const sessionOf = async (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sub: string; sid: string; exp: number; iat: number }
+    const sessionOf = async (token: string) =>
+      JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sub: string; sid: string; exp: number; iat: number }
     const claims = await sessionOf(attacker.accessToken)
     const header = { alg: 'HS256', typ: 'at+jwt' }
     const { accessToken, csrf } = keys()
@@ -85,25 +86,52 @@ describe('events that end sessions', () => {
   const adminEdit = (id: string, change: object) => as(t, admin).put(`/api/admin/users/${id}`, change)
 
   it.each([
-    ['logout', 'this session only', async (s: Awaited<ReturnType<typeof twoSessions>>) =>
-      t.request('POST', '/api/auth/logout', { token: s.here.accessToken, csrf: s.here.csrfToken }), DEAD, LIVE],
-    ['logout-all', 'every session', async (s: Awaited<ReturnType<typeof twoSessions>>) =>
-      t.request('POST', '/api/auth/logout-all', { token: s.here.accessToken, csrf: s.here.csrfToken }), DEAD, DEAD],
-    ['a password change', 'every other session', async (s: Awaited<ReturnType<typeof twoSessions>>) =>
-      t.request('PUT', '/api/users/change-password', {
-        token: s.here.accessToken,
-        csrf: s.here.csrfToken,
-        body: { currentPassword: STRONG_PASSWORD, newPassword: 'Tangerine-Kettle-42%', confirmPassword: 'Tangerine-Kettle-42%' },
-      }), LIVE, DEAD],
-    ['a password reset', 'every session', async (s: Awaited<ReturnType<typeof twoSessions>>) => {
-      await forgotPassword(t, s.user.email, '10.66.0.1')
-      return resetPassword(t, tokenOf(await resetLink(t, s.user.email)), 'Reset-Through-Mail-7!', '10.66.0.1')
-    }, DEAD, DEAD],
+    [
+      'logout',
+      'this session only',
+      async (s: Awaited<ReturnType<typeof twoSessions>>) => t.request('POST', '/api/auth/logout', { token: s.here.accessToken, csrf: s.here.csrfToken }),
+      DEAD,
+      LIVE,
+    ],
+    [
+      'logout-all',
+      'every session',
+      async (s: Awaited<ReturnType<typeof twoSessions>>) => t.request('POST', '/api/auth/logout-all', { token: s.here.accessToken, csrf: s.here.csrfToken }),
+      DEAD,
+      DEAD,
+    ],
+    [
+      'a password change',
+      'every other session',
+      async (s: Awaited<ReturnType<typeof twoSessions>>) =>
+        t.request('PUT', '/api/users/change-password', {
+          token: s.here.accessToken,
+          csrf: s.here.csrfToken,
+          body: { currentPassword: STRONG_PASSWORD, newPassword: 'Tangerine-Kettle-42%', confirmPassword: 'Tangerine-Kettle-42%' },
+        }),
+      LIVE,
+      DEAD,
+    ],
+    [
+      'a password reset',
+      'every session',
+      async (s: Awaited<ReturnType<typeof twoSessions>>) => {
+        await forgotPassword(t, s.user.email, '10.66.0.1')
+        return resetPassword(t, tokenOf(await resetLink(t, s.user.email)), 'Reset-Through-Mail-7!', '10.66.0.1')
+      },
+      DEAD,
+      DEAD,
+    ],
     ['a suspension', 'every session', async (s: Awaited<ReturnType<typeof twoSessions>>) => adminEdit(s.user.id, { status: 'SUSPENDED' }), DEAD, DEAD],
     ['a deactivation', 'every session', async (s: Awaited<ReturnType<typeof twoSessions>>) => adminEdit(s.user.id, { status: 'INACTIVE' }), DEAD, DEAD],
     ['a role change', 'every session', async (s: Awaited<ReturnType<typeof twoSessions>>) => adminEdit(s.user.id, { role: 'MODERATOR' }), DEAD, DEAD],
-    ['an e-mail change', 'every session', async (s: Awaited<ReturnType<typeof twoSessions>>) =>
-      adminEdit(s.user.id, { email: `moved-${crypto.randomBytes(4).toString('hex')}@example.com` }), DEAD, DEAD],
+    [
+      'an e-mail change',
+      'every session',
+      async (s: Awaited<ReturnType<typeof twoSessions>>) => adminEdit(s.user.id, { email: `moved-${crypto.randomBytes(4).toString('hex')}@example.com` }),
+      DEAD,
+      DEAD,
+    ],
   ] as const)('%s ends %s on the next request', async (_event, _scope, act, here, there) => {
     const sessions = await twoSessions()
     const done = await act(sessions)
@@ -180,7 +208,11 @@ describe('what the database keeps of a token', () => {
   /** Every row of every table, as text. */
   async function everything(): Promise<string> {
     const tables = await sql<{ name: string }>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'`.execute(t.ctx.db)
-    const dumps = await Promise.all(tables.rows.map(async ({ name }) => (await sql<{ row: string }>`SELECT row_to_json(x)::text AS row FROM ${sql.table(name)} x`.execute(t.ctx.db)).rows.map((r) => r.row).join('\n')))
+    const dumps = await Promise.all(
+      tables.rows.map(async ({ name }) =>
+        (await sql<{ row: string }>`SELECT row_to_json(x)::text AS row FROM ${sql.table(name)} x`.execute(t.ctx.db)).rows.map((r) => r.row).join('\n'),
+      ),
+    )
     return dumps.join('\n')
   }
   const sha256Hex = (token: string) => crypto.createHash('sha256').update(token).digest('hex')

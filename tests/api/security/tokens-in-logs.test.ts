@@ -36,10 +36,29 @@ function expectNoSecretSince(before: number) {
 }
 
 const PARAMETER_NAMES = [
-  'access_token', 'accessToken', 'token', 'refresh_token', 'id_token', 'code', 'state', 'key', 'api_key', 'jwt',
-  'session', 't', 'x', 'Authorization', 'ACCESS_TOKEN', 'acc%65ss_token', 'a[b]', '',
+  'access_token',
+  'accessToken',
+  'token',
+  'refresh_token',
+  'id_token',
+  'code',
+  'state',
+  'key',
+  'api_key',
+  'jwt',
+  'session',
+  't',
+  'x',
+  'Authorization',
+  'ACCESS_TOKEN',
+  'acc%65ss_token',
+  'a[b]',
+  '',
   // Names that are kept in the log for their usual values, but not for a token's.
-  'search', 'page', 'status', 'role',
+  'search',
+  'page',
+  'status',
+  'role',
 ]
 
 describe('a token under any query parameter name', () => {
@@ -69,7 +88,7 @@ describe('a token under any query parameter name', () => {
     expectNoSecretSince(before)
   })
 
-  it('leaves the lists\' paging and filters readable, so the log still says what was asked', async () => {
+  it("leaves the lists' paging and filters readable, so the log still says what was asked", async () => {
     const before = t.logs.length
     await t.request('GET', '/api/admin/users?page=2&limit=5&search=ada&role=ADMIN&status=ACTIVE', { token: user.accessToken })
     await t.request('GET', '/api/activity?activity=logged%20in&page=1', { token: user.accessToken })

@@ -30,7 +30,16 @@ export async function axeViolations(page: Page, within?: string): Promise<Violat
 async function runAxe(page: Page, within?: string): Promise<Violation[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource)
   return page.evaluate(async (selector) => {
-    const axe = (window as unknown as { axe: { run: (context: unknown, options: object) => Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            context: unknown,
+            options: object,
+          ) => Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }> }>
+        }
+      }
+    ).axe
     const context = selector ? { include: [selector] } : document
     const result = await axe.run(context, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
     return result.violations.map((violation) => ({

@@ -17,7 +17,16 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> 
       executablePath: install.executablePath,
       env: { ...process.env, ...install.env } as Record<string, string>,
       timeout: LAUNCH_TIMEOUT_MS,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        ...extraArgs,
+      ],
     })
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
@@ -86,12 +95,7 @@ export async function signInThroughPage(page: Page, account: { email: string; pa
  * Opens `target` already signed in: the session is obtained through the API and stored where the
  * app keeps it, for tests whose subject is not the sign-in page.
  */
-export async function openSignedIn(
-  page: Page,
-  server: { url: string },
-  account: { email: string; password: string },
-  target = '/dashboard',
-): Promise<SignedInSession> {
+export async function openSignedIn(page: Page, server: { url: string }, account: { email: string; password: string }, target = '/dashboard'): Promise<SignedInSession> {
   const session = await signInThroughApi(server, account.email, account.password)
   // A blank page of the app's origin (answered here, not by the server), so the session is stored
   // before the app starts.
@@ -127,7 +131,11 @@ export async function linkTexts(container: Locator): Promise<string[]> {
 
 /** A toast (they sit top-right, in the region named after the app) showing this text (the newest, if several). */
 export function toast(page: Page, text: string | RegExp): Locator {
-  return page.getByRole('region', { name: /^Accounts/ }).getByRole('listitem').filter({ hasText: text }).first()
+  return page
+    .getByRole('region', { name: /^Accounts/ })
+    .getByRole('listitem')
+    .filter({ hasText: text })
+    .first()
 }
 
 /** The values of the browser storage keys that hold the session. */

@@ -72,7 +72,10 @@ async function copyTable(source: Queryable, target: Queryable, table: Table): Pr
   for (;;) {
     const { rows } = await source.query<Record<string, string | null>>(`FETCH ${BATCH_ROWS} FROM copy_rows`)
     if (rows.length === 0) break
-    await target.query(insert, aliases.map((alias) => rows.map((row) => row[alias] ?? null)))
+    await target.query(
+      insert,
+      aliases.map((alias) => rows.map((row) => row[alias] ?? null)),
+    )
     copied += rows.length
   }
   await source.query('CLOSE copy_rows')

@@ -90,15 +90,29 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const row of rows) {
     const normal = normalize(row.email)
     if (refused(row.email, normal, tests)) {
-      console.warn(`[migration 0006] account ${row.id}: its address is no longer accepted (invisible characters, loose marks or mixed scripts); an administrator should change it.`)
-      await record(row.id, 'other', ATTENTION, `${visible(row.email)} is no longer accepted: its owner cannot sign in or reset the password with it until an administrator changes it`)
+      console.warn(
+        `[migration 0006] account ${row.id}: its address is no longer accepted (invisible characters, loose marks or mixed scripts); an administrator should change it.`,
+      )
+      await record(
+        row.id,
+        'other',
+        ATTENTION,
+        `${visible(row.email)} is no longer accepted: its owner cannot sign in or reset the password with it until an administrator changes it`,
+      )
       continue
     }
     if (normal === row.email) continue
     const other = (await sql<{ id: string }>`SELECT id FROM users WHERE email = ${normal} AND id <> ${row.id}`.execute(db)).rows[0]
     if (other) {
-      console.warn(`[migration 0006] accounts ${row.id} and ${other.id}: their addresses read the same; both left as they are, an administrator should give ${row.id} a real address.`)
-      await record(row.id, 'other', ATTENTION, `${visible(row.email)} reads as ${visible(normal)}, the address of account ${other.id}; signing in with it reaches that account`)
+      console.warn(
+        `[migration 0006] accounts ${row.id} and ${other.id}: their addresses read the same; both left as they are, an administrator should give ${row.id} a real address.`,
+      )
+      await record(
+        row.id,
+        'other',
+        ATTENTION,
+        `${visible(row.email)} reads as ${visible(normal)}, the address of account ${other.id}; signing in with it reaches that account`,
+      )
       await record(other.id, 'other', ATTENTION, `account ${row.id} has a look-alike of this address (${visible(row.email)}); nothing was changed on either account`)
       continue
     }

@@ -34,15 +34,11 @@ export function adminUserRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     )
 
-    app.get(
-      '/admin/users/:id',
-      { schema: { params: idParams, response: { 200: envelope(userSchema), ...failures(401, 403, 404, 503) } } },
-      async (request) => {
-        const user = await findUserById(ctx.db, userId(request.params.id))
-        if (!user) throw notFound('User not found', 'USER_NOT_FOUND')
-        return ok(toUser(user))
-      },
-    )
+    app.get('/admin/users/:id', { schema: { params: idParams, response: { 200: envelope(userSchema), ...failures(401, 403, 404, 503) } } }, async (request) => {
+      const user = await findUserById(ctx.db, userId(request.params.id))
+      if (!user) throw notFound('User not found', 'USER_NOT_FOUND')
+      return ok(toUser(user))
+    })
 
     app.put(
       '/admin/users/:id',
@@ -61,14 +57,10 @@ export function adminUserRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     )
 
-    app.delete(
-      '/admin/users/:id',
-      { schema: { params: idParams, response: { 200: messageOnly, ...failures(401, 403, 404, 409, 503) } } },
-      async (request) => {
-        const { user: actor } = requireAuth(request)
-        await deleteUser(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip })
-        return done('User deleted successfully')
-      },
-    )
+    app.delete('/admin/users/:id', { schema: { params: idParams, response: { 200: messageOnly, ...failures(401, 403, 404, 409, 503) } } }, async (request) => {
+      const { user: actor } = requireAuth(request)
+      await deleteUser(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip })
+      return done('User deleted successfully')
+    })
   }
 }

@@ -9,14 +9,10 @@ import { resetPassword } from '~server/use-cases/reset-password'
 /** Forgotten password: the request for a link, and the reset through it. */
 export function passwordResetRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    app.post(
-      '/auth/forgot-password',
-      { schema: { body: emailOnlySchema, response: { 200: messageOnly, ...failures(400, 429, 503) } } },
-      async (request) => {
-        await requestPasswordReset(ctx, { email: request.body.email, ip: request.ip })
-        return done('If an account exists for this address, a password reset link has been sent.')
-      },
-    )
+    app.post('/auth/forgot-password', { schema: { body: emailOnlySchema, response: { 200: messageOnly, ...failures(400, 429, 503) } } }, async (request) => {
+      await requestPasswordReset(ctx, { email: request.body.email, ip: request.ip })
+      return done('If an account exists for this address, a password reset link has been sent.')
+    })
 
     app.post(
       '/auth/reset-password/:token',

@@ -21,22 +21,14 @@ export function registrationRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     )
 
-    app.get(
-      '/auth/verify-email/:token',
-      { schema: { params: tokenParamsSchema, response: { 200: messageOnly, ...failures(400, 429, 503) } } },
-      async (request) => {
-        await verifyEmail(ctx, { token: request.params.token, ip: request.ip })
-        return done('Email verified successfully!')
-      },
-    )
+    app.get('/auth/verify-email/:token', { schema: { params: tokenParamsSchema, response: { 200: messageOnly, ...failures(400, 429, 503) } } }, async (request) => {
+      await verifyEmail(ctx, { token: request.params.token, ip: request.ip })
+      return done('Email verified successfully!')
+    })
 
-    app.post(
-      '/auth/resend-verification',
-      { schema: { body: resendVerificationSchema, response: { 200: messageOnly, ...failures(400, 429, 503) } } },
-      async (request) => {
-        await requestVerificationLink(ctx, { email: request.body.email, ip: request.ip })
-        return done('If this address is waiting for verification, a new verification email is on its way.')
-      },
-    )
+    app.post('/auth/resend-verification', { schema: { body: resendVerificationSchema, response: { 200: messageOnly, ...failures(400, 429, 503) } } }, async (request) => {
+      await requestVerificationLink(ctx, { email: request.body.email, ip: request.ip })
+      return done('If this address is waiting for verification, a new verification email is on its way.')
+    })
   }
 }

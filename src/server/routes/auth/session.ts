@@ -13,11 +13,7 @@ import { signOut, signOutEverywhere } from '~server/use-cases/sign-out'
 /** The signed-in session: the current user, token refresh, the CSRF token, and signing out. */
 export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get(
-      '/auth/me',
-      { schema: { response: { 200: envelope(userSchema), ...failures(401, 403, 503) } } },
-      async (request) => ok(toUser(requireAuth(request).user)),
-    )
+    app.get('/auth/me', { schema: { response: { 200: envelope(userSchema), ...failures(401, 403, 503) } } }, async (request) => ok(toUser(requireAuth(request).user)))
 
     app.post(
       '/auth/refresh-token',
@@ -29,15 +25,11 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     )
 
-    app.get(
-      '/auth/csrf-token',
-      { schema: { response: { 200: envelope(z.object({ csrfToken: z.string() })), ...failures(401, 403, 503) } } },
-      async (request, reply) => {
-        const csrfToken = ctx.csrf.forSession(requireAuth(request).sessionId)
-        void reply.header(CSRF_HEADER, csrfToken)
-        return ok({ csrfToken })
-      },
-    )
+    app.get('/auth/csrf-token', { schema: { response: { 200: envelope(z.object({ csrfToken: z.string() })), ...failures(401, 403, 503) } } }, async (request, reply) => {
+      const csrfToken = ctx.csrf.forSession(requireAuth(request).sessionId)
+      void reply.header(CSRF_HEADER, csrfToken)
+      return ok({ csrfToken })
+    })
 
     app.post('/auth/logout', { schema: { response: { 200: messageOnly, ...failures(401, 403, 503) } } }, async (request) => {
       await signOut(ctx, { ...requireAuth(request), ip: request.ip })

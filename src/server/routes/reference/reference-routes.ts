@@ -74,9 +74,7 @@ export function referenceRoutes(): FastifyPluginAsyncZod {
       },
     )
 
-    app.get('/docs', { schema: { response: { 200: html('The reference page') } } }, async (_request, reply) =>
-      reply.type('text/html; charset=utf-8').send(PAGE),
-    )
+    app.get('/docs', { schema: { response: { 200: html('The reference page') } } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE))
 
     app.get(
       '/docs/:file',

@@ -30,10 +30,7 @@ export function AppShell({ user, children }: { user: User; children: ReactNode }
 
   return (
     <div className="min-h-dvh">
-      <a
-        href="#main"
-        className="sr-only z-50 rounded-md bg-card px-4 py-2 focus:not-sr-only focus:fixed focus:top-2 focus:left-2"
-      >
+      <a href="#main" className="sr-only z-50 rounded-md bg-card px-4 py-2 focus:not-sr-only focus:fixed focus:top-2 focus:left-2">
         {t('app.skipToContent')}
       </a>
       <header className="sticky top-0 z-30 flex h-14 items-center gap-2 border-b border-line bg-card px-2 sm:px-4">

@@ -11,9 +11,7 @@ export function SideMenu({ role, compact = false, onNavigate }: { role: Role; co
     <nav aria-label={t('nav.sideMenu')} className="space-y-5">
       {navFor(role).map((section) => (
         <div key={section.title}>
-          <h2 className={cn('mb-1 px-3 text-xs font-semibold tracking-wide text-muted uppercase', compact && 'sr-only')}>
-            {t(section.title)}
-          </h2>
+          <h2 className={cn('mb-1 px-3 text-xs font-semibold tracking-wide text-muted uppercase', compact && 'sr-only')}>{t(section.title)}</h2>
           <ul className="space-y-0.5">
             {section.items.map(({ to, label, icon: Icon }) => (
               <li key={to}>

@@ -81,7 +81,9 @@ export function SampleStatusPage<Item extends { id: string; status: Status }, St
                       {headerOf(column)}
                     </th>
                   ))}
-                  <th scope="col" className="px-3 py-2 text-right font-medium">{t(`${section}.columns.actions`)}</th>
+                  <th scope="col" className="px-3 py-2 text-right font-medium">
+                    {t(`${section}.columns.actions`)}
+                  </th>
                 </tr>
               </thead>
               <tbody className="block md:table-row-group">
@@ -89,10 +91,7 @@ export function SampleStatusPage<Item extends { id: string; status: Status }, St
                   <tr key={item.id} className="block space-y-2 border-b border-line py-3 last:border-0 md:table-row md:space-y-0 md:py-0">
                     {columns.map((column) =>
                       column !== 'status' && column.layout ? (
-                        <td
-                          key={column.header}
-                          className={`block break-words md:table-cell md:px-3 md:py-3 ${column.layout === 'title' ? 'font-medium' : ''}`}
-                        >
+                        <td key={column.header} className={`block break-words md:table-cell md:px-3 md:py-3 ${column.layout === 'title' ? 'font-medium' : ''}`}>
                           {column.cell(item)}
                         </td>
                       ) : (

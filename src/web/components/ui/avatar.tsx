@@ -15,7 +15,12 @@ export function Avatar({ name, src, size = 'md', alt = '' }: { name: string | nu
   const [failed, setFailed] = useState<string | null>(null)
   const showImage = src && failed !== src
   return (
-    <span className={cn('inline-flex shrink-0 items-center justify-center overflow-hidden rounded-full bg-blue-100 font-semibold text-blue-900 dark:bg-blue-900 dark:text-blue-50', SIZES[size])}>
+    <span
+      className={cn(
+        'inline-flex shrink-0 items-center justify-center overflow-hidden rounded-full bg-blue-100 font-semibold text-blue-900 dark:bg-blue-900 dark:text-blue-50',
+        SIZES[size],
+      )}
+    >
       {showImage ? (
         <img src={src} alt={alt} className="size-full object-cover" onError={() => setFailed(src)} />
       ) : (

@@ -15,11 +15,7 @@ const TONES: Record<BadgeTone, string> = {
 }
 
 export function Badge({ tone = 'gray', children, className }: { tone?: BadgeTone; children: ReactNode; className?: string }) {
-  return (
-    <span className={cn('inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-medium whitespace-nowrap', TONES[tone], className)}>
-      {children}
-    </span>
-  )
+  return <span className={cn('inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-medium whitespace-nowrap', TONES[tone], className)}>{children}</span>
 }
 
 const ROLE_TONES: Record<Role, BadgeTone> = { ADMIN: 'red', DEVELOPER: 'blue', MODERATOR: 'purple', CLIENT: 'gray' }

@@ -25,8 +25,7 @@ export function MenuContent({ children, align = 'end' }: { children: ReactNode; 
   )
 }
 
-const itemClass =
-  'flex w-full cursor-pointer items-center gap-2 rounded-sm px-2 py-2 text-sm outline-none select-none data-highlighted:bg-subtle'
+const itemClass = 'flex w-full cursor-pointer items-center gap-2 rounded-sm px-2 py-2 text-sm outline-none select-none data-highlighted:bg-subtle'
 
 /**
  * A menu entry. With `reason`, the entry is unavailable: it is still reachable with the keyboard,

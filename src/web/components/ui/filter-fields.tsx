@@ -4,7 +4,19 @@ import { cn } from '~web/lib/cn'
 import { Input, Select } from './input'
 
 /** A labelled search box of a list's filter bar. */
-export function SearchField({ label, value, onChange, placeholder, className }: { label: string; value: string; onChange: (value: string) => void; placeholder?: string; className?: string }) {
+export function SearchField({
+  label,
+  value,
+  onChange,
+  placeholder,
+  className,
+}: {
+  label: string
+  value: string
+  onChange: (value: string) => void
+  placeholder?: string
+  className?: string
+}) {
   const id = useId()
   return (
     <div className={cn('min-w-0 space-y-1.5', className)}>

@@ -19,7 +19,10 @@ export function EmptyState({ title, hint }: { title: ReactNode; hint?: ReactNode
 export function ErrorState({ title, message, onRetry }: { title?: ReactNode; message: ReactNode; onRetry: () => void }) {
   const { t } = useI18n()
   return (
-    <div role="alert" className="flex flex-col items-center gap-3 rounded-lg border border-red-300 bg-red-50 px-4 py-8 text-center text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100">
+    <div
+      role="alert"
+      className="flex flex-col items-center gap-3 rounded-lg border border-red-300 bg-red-50 px-4 py-8 text-center text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+    >
       <AlertTriangle aria-hidden className="size-8" />
       {title ? <p className="text-lg font-semibold">{title}</p> : null}
       <p className="text-sm">{message}</p>

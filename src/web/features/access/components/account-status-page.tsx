@@ -20,7 +20,13 @@ export function AccountStatusPage() {
       ? { title: t('accountStatus.suspendedTitle'), badge: t('statuses.SUSPENDED'), tone: 'red' as const, text: t('accountStatus.suspendedText'), Icon: Ban }
       : status === 'inactive'
         ? { title: t('accountStatus.inactiveTitle'), badge: t('statuses.INACTIVE'), tone: 'amber' as const, text: t('accountStatus.inactiveText'), Icon: UserX }
-        : { title: t('accountStatus.unknownTitle'), badge: t('accountStatus.unknownBadge'), tone: 'gray' as const, text: t('accountStatus.unknownText'), Icon: CircleHelp }
+        : {
+            title: t('accountStatus.unknownTitle'),
+            badge: t('accountStatus.unknownBadge'),
+            tone: 'gray' as const,
+            text: t('accountStatus.unknownText'),
+            Icon: CircleHelp,
+          }
 
   return (
     <PublicPage width="lg">

@@ -12,7 +12,6 @@ import { notify } from '~web/lib/toast'
 import { useUpdateUser } from '../api/update-user'
 import { ROLE_OPTIONS, changedFields, roleChangeBlockedReason } from '../user-rules'
 
-
 /** The Edit User dialog: sends only the fields that changed, and simply closes when none did. */
 export function EditUserDialog({ user, actor, onClose, returnFocus }: { user: User | null; actor: User; onClose: () => void; returnFocus?: () => HTMLElement | null }) {
   const { t } = useI18n()

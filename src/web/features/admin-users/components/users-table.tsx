@@ -26,12 +26,24 @@ export function UsersTable({ users, actor, onEdit, onDelete }: { users: User[]; 
       <table tabIndex={-1} data-users-table className="w-full text-left text-sm outline-none">
         <thead className="hidden border-b border-line text-muted md:table-header-group">
           <tr>
-            <th scope="col" className="px-2 py-2 font-medium xl:px-3">{t('users.columns.user')}</th>
-            <th scope="col" className="px-2 py-2 font-medium xl:px-3">{t('users.columns.role')}</th>
-            <th scope="col" className="px-2 py-2 font-medium xl:px-3">{t('users.columns.status')}</th>
-            <th scope="col" className="px-2 py-2 font-medium xl:px-3">{t('users.columns.emailVerified')}</th>
-            <th scope="col" className="px-2 py-2 font-medium xl:px-3">{t('users.columns.created')}</th>
-            <th scope="col" className="px-2 py-2 text-right font-medium xl:px-3">{t('users.columns.actions')}</th>
+            <th scope="col" className="px-2 py-2 font-medium xl:px-3">
+              {t('users.columns.user')}
+            </th>
+            <th scope="col" className="px-2 py-2 font-medium xl:px-3">
+              {t('users.columns.role')}
+            </th>
+            <th scope="col" className="px-2 py-2 font-medium xl:px-3">
+              {t('users.columns.status')}
+            </th>
+            <th scope="col" className="px-2 py-2 font-medium xl:px-3">
+              {t('users.columns.emailVerified')}
+            </th>
+            <th scope="col" className="px-2 py-2 font-medium xl:px-3">
+              {t('users.columns.created')}
+            </th>
+            <th scope="col" className="px-2 py-2 text-right font-medium xl:px-3">
+              {t('users.columns.actions')}
+            </th>
           </tr>
         </thead>
         <tbody className="block md:table-row-group">

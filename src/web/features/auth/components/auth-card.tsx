@@ -2,7 +2,19 @@ import type { ReactNode } from 'react'
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle, PublicPage } from '~web/components/ui/card'
 
 /** The card every signed-out auth page is made of: title, description, body and footer links. */
-export function AuthCard({ title, description, children, footer, icon }: { title: ReactNode; description?: ReactNode; children?: ReactNode; footer?: ReactNode; icon?: ReactNode }) {
+export function AuthCard({
+  title,
+  description,
+  children,
+  footer,
+  icon,
+}: {
+  title: ReactNode
+  description?: ReactNode
+  children?: ReactNode
+  footer?: ReactNode
+  icon?: ReactNode
+}) {
   return (
     <PublicPage>
       <Card>

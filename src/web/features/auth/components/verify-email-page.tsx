@@ -110,7 +110,11 @@ function VerifyInstructions({ email, error }: { email: string; error?: string })
         </p>
       }
     >
-      {error ? <Alert tone="error" title={t('verifyEmail.failed')}>{error !== t('verifyEmail.failed') ? error : null}</Alert> : null}
+      {error ? (
+        <Alert tone="error" title={t('verifyEmail.failed')}>
+          {error !== t('verifyEmail.failed') ? error : null}
+        </Alert>
+      ) : null}
       {problem ? <Alert tone="error">{problem}</Alert> : null}
       <Field label={t('verifyEmail.email')}>
         <Input type="email" value={email} placeholder={t('verifyEmail.noEmail')} readOnly />

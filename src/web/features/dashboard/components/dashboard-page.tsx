@@ -14,7 +14,13 @@ import { formatDate } from '~web/lib/time'
 import { profileCompletion } from '../profile-completion'
 
 const PERMISSIONS: Record<Role, TranslationKey[]> = {
-  ADMIN: ['dashboard.permissions.dashboard', 'dashboard.permissions.profile', 'dashboard.permissions.activity', 'dashboard.permissions.users', 'dashboard.permissions.system'],
+  ADMIN: [
+    'dashboard.permissions.dashboard',
+    'dashboard.permissions.profile',
+    'dashboard.permissions.activity',
+    'dashboard.permissions.users',
+    'dashboard.permissions.system',
+  ],
   DEVELOPER: ['dashboard.permissions.dashboard', 'dashboard.permissions.profile', 'dashboard.permissions.activity', 'dashboard.permissions.projects'],
   MODERATOR: ['dashboard.permissions.dashboard', 'dashboard.permissions.profile', 'dashboard.permissions.activity', 'dashboard.permissions.comments'],
   CLIENT: ['dashboard.permissions.dashboard', 'dashboard.permissions.profile'],

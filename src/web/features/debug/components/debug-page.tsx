@@ -28,9 +28,7 @@ export function DebugPage() {
     authenticated: current.authenticated,
     hasAccessToken: !!authStorage.accessToken(),
     hasRefreshToken: !!authStorage.refreshToken(),
-    user: user
-      ? { id: user.id, email: user.email, name: user.name, role: user.role, status: user.status, emailVerified: user.emailVerified }
-      : null,
+    user: user ? { id: user.id, email: user.email, name: user.name, role: user.role, status: user.status, emailVerified: user.emailVerified } : null,
     access: { dashboard: dashboardAllowed, admin: adminAllowed },
   }
 

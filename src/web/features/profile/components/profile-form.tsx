@@ -13,7 +13,6 @@ import { notify } from '~web/lib/toast'
 import { useUpdateProfile } from '../api/update-profile'
 import { PictureUpload } from './picture-upload'
 
-
 /** The profile tab: picture, name and phone; the e-mail only an administrator can change. */
 export function ProfileForm({ user }: { user: User }) {
   const { t } = useI18n()

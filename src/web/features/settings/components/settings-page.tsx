@@ -47,7 +47,12 @@ export function SettingsPage() {
               options={THEMES.map((theme) => ({ value: theme, label: t(`settings.themes.${theme}`) }))}
               className="max-w-xs pb-3"
             />
-            <SwitchField label={t('settings.compactSidebar')} hint={t('settings.compactSidebarHint')} checked={draft.compactSidebar} onChange={(value) => set('compactSidebar', value)} />
+            <SwitchField
+              label={t('settings.compactSidebar')}
+              hint={t('settings.compactSidebarHint')}
+              checked={draft.compactSidebar}
+              onChange={(value) => set('compactSidebar', value)}
+            />
           </CardContent>
         </Card>
         <Card>
@@ -55,9 +60,24 @@ export function SettingsPage() {
             <CardTitle>{t('settings.notifications')}</CardTitle>
           </CardHeader>
           <CardContent className="divide-y divide-line">
-            <SwitchField label={t('settings.emailNotifications')} hint={t('settings.emailNotificationsHint')} checked={draft.emailNotifications} onChange={(value) => set('emailNotifications', value)} />
-            <SwitchField label={t('settings.pushNotifications')} hint={t('settings.pushNotificationsHint')} checked={draft.pushNotifications} onChange={(value) => set('pushNotifications', value)} />
-            <SwitchField label={t('settings.weeklySummary')} hint={t('settings.weeklySummaryHint')} checked={draft.weeklySummary} onChange={(value) => set('weeklySummary', value)} />
+            <SwitchField
+              label={t('settings.emailNotifications')}
+              hint={t('settings.emailNotificationsHint')}
+              checked={draft.emailNotifications}
+              onChange={(value) => set('emailNotifications', value)}
+            />
+            <SwitchField
+              label={t('settings.pushNotifications')}
+              hint={t('settings.pushNotificationsHint')}
+              checked={draft.pushNotifications}
+              onChange={(value) => set('pushNotifications', value)}
+            />
+            <SwitchField
+              label={t('settings.weeklySummary')}
+              hint={t('settings.weeklySummaryHint')}
+              checked={draft.weeklySummary}
+              onChange={(value) => set('weeklySummary', value)}
+            />
           </CardContent>
         </Card>
         <Card>
