@@ -6,6 +6,7 @@ import * as startSessionFunction from '~server/db/migrations/0004_start_session_
 import * as userSearchAnywhere from '~server/db/migrations/0005_user_search_anywhere'
 import * as normalisedAddresses from '~server/db/migrations/0006_normalised_addresses'
 import * as oneRefreshRotation from '~server/db/migrations/0007_one_refresh_rotation'
+import * as accountSecurityColumns from '~server/db/migrations/0008_account_security_columns'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0005_user_search_anywhere': userSearchAnywhere,
   '0006_normalised_addresses': normalisedAddresses,
   '0007_one_refresh_rotation': oneRefreshRotation,
+  '0008_account_security_columns': accountSecurityColumns,
 }
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations }
