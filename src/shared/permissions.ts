@@ -25,6 +25,9 @@ export const API_ACCESS = {
   'POST /auth/logout': 'signed-in',
   'POST /auth/logout-all': 'signed-in',
   'GET /auth/csrf-token': 'signed-in',
+  'GET /auth/sessions': 'signed-in',
+  'DELETE /auth/sessions': 'signed-in',
+  'DELETE /auth/sessions/:id': 'signed-in',
 
   'GET /users/profile': 'signed-in',
   'PUT /users/profile': 'signed-in',

@@ -87,5 +87,22 @@ export function renderMail(message: MailMessage): RenderedMail {
         paragraphs: ['The password of your account was just changed, and your other sessions were signed out.'],
         after: [`If you did not do this, reset your password now: ${message.resetLink}`],
       })
+    case 'new-sign-in':
+      return compose(message.to, {
+        subject: 'New sign-in to your account',
+        greeting,
+        paragraphs: [
+          'Your account was just signed in to from a browser and system it has not used in the last 90 days.',
+          `Browser: ${message.browser ?? 'unknown'}`,
+          `System: ${message.os ?? 'unknown'}`,
+          `Address: ${message.ip ?? 'unknown'}`,
+          `Time: ${signInTime(message.at)}`,
+        ],
+        action: { label: 'Review your signed-in devices', link: message.link },
+        after: ['If this was you, no action is needed. If not, sign that device out in your profile and change your password.'],
+      })
   }
 }
+
+/** "2026-06-01 12:00 UTC": the same for every reader, whatever their time zone. */
+const signInTime = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`
