@@ -81,6 +81,16 @@ async function openActions(page: Page, who: { name: string; email: string }) {
   await page.getByRole('menu').waitFor()
 }
 
+/** Signs the administrator in once more, as Firefox on Windows, so the devices list has another device. */
+async function signInElsewhere(page: Page) {
+  const { email, password } = e2e.server.admin
+  const answer = await page.request.post('/api/auth/login', {
+    data: { email, password },
+    headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0' },
+  })
+  expect(answer.status()).toBe(200)
+}
+
 const SCREENS: Screen[] = [
   // Signed out.
   at('visitor', 'login', '/login', 'Sign in'),
@@ -224,9 +234,24 @@ const SCREENS: Screen[] = [
     name: 'profile-security',
     who: 'admin',
     async open(page) {
+      // Another device in the signed-in devices list, with its Sign out button.
+      await signInElsewhere(page)
       await page.goto('/profile')
       await page.getByRole('tab', { name: 'Security' }).click()
       await page.getByLabel('Current Password').waitFor()
+      await page.getByRole('list', { name: 'Signed-in devices' }).getByText('Firefox 133 on Windows').first().waitFor()
+    },
+  },
+  {
+    name: 'sign-out-other-devices-dialog',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await signInElsewhere(page)
+      await page.goto('/profile')
+      await page.getByRole('tab', { name: 'Security' }).click()
+      await page.getByRole('button', { name: 'Sign out of all other devices' }).click()
+      await page.getByRole('dialog', { name: 'Sign out of all other devices?' }).waitFor()
     },
   },
   {
