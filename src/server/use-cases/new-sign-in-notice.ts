@@ -1,3 +1,4 @@
+import type { Language } from '~shared/constants'
 import { pageLinks } from '~shared/paths'
 import { SEEN_DEVICES_SECONDS } from '~server/auth/sessions'
 import { describeUserAgent } from '~server/auth/user-agent'
@@ -16,7 +17,7 @@ import type { MailMessage } from '~server/jobs/queue'
  */
 export async function newSignInNotice(
   ctx: AppContext,
-  input: { user: Pick<UserRecord, 'id' | 'name' | 'email' | 'created_at'>; ip: string | null; userAgent: string | null; now: Date },
+  input: { user: Pick<UserRecord, 'id' | 'name' | 'email' | 'created_at'>; ip: string | null; userAgent: string | null; now: Date; lang: Language },
 ): Promise<MailMessage | null> {
   const { user, now } = input
   const since = addSeconds(now, -SEEN_DEVICES_SECONDS)
@@ -26,6 +27,7 @@ export async function newSignInNotice(
   if (seen.some((userAgent) => describeUserAgent(userAgent).kind === device.kind)) return null
   return {
     template: 'new-sign-in',
+    lang: input.lang,
     to: user.email,
     name: user.name,
     browser: device.browser,

@@ -1,3 +1,4 @@
+import type { Language } from '~shared/constants'
 import type { AuthResult } from '~shared/schemas/user'
 import type { CookieJar } from '~server/auth/device-tokens'
 import { accountRefusal } from '~server/auth/session-check'
@@ -15,6 +16,8 @@ export interface SignInInput {
   userAgent: string | null
   /** The browser's device cookie (decision 0301): read to count the attempt, renewed on success. */
   deviceCookie: CookieJar
+  /** The language of the request, for the new-sign-in e-mail. */
+  lang: Language
 }
 
 /**
@@ -67,5 +70,5 @@ export async function signIn(ctx: AppContext, input: SignInInput): Promise<AuthR
     throw refusal
   }
 
-  return openSession(ctx, { user: found, ip, userAgent: input.userAgent })
+  return openSession(ctx, { user: found, ip, userAgent: input.userAgent, lang: input.lang })
 }

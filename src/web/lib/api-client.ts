@@ -1,5 +1,6 @@
 import { CSRF_HEADER, HTTP_TIMEOUT_MS } from '~shared/constants'
 import type { Tokens } from '~shared/schemas/user'
+import { currentLanguage } from './i18n'
 import { type AuthStorage, SESSION_KEYS, authStorage } from './auth-storage'
 import { ApiError, type BlockedState, blockedStateOf, failureCodeOf, type FieldError, NETWORK_ERROR_MESSAGE, TIMEOUT_MESSAGE } from './failures'
 import { browserRefreshLock, type RefreshLock } from './refresh-lock'
@@ -41,6 +42,8 @@ export interface ApiClientOptions {
   onAccountBlocked?: (state: BlockedState) => void
   /** Resolves when another tab's change of the stored session reaches this one (or after `ms`). */
   storageSettled?: (ms: number) => Promise<void>
+  /** The interface language, sent as `Accept-Language`: what a call causes (an e-mail) is written in it. */
+  language?: () => string
 }
 
 export interface ApiClient {
@@ -75,6 +78,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   async function send<T>(path: string, request: RequestOptions, accessToken: string | null): Promise<Envelope<T>> {
     const method = request.method ?? 'GET'
     const headers: Record<string, string> = { Accept: 'application/json' }
+    if (options.language) headers['Accept-Language'] = options.language()
     if (accessToken) headers.Authorization = `Bearer ${accessToken}`
     const csrf = storage.csrfToken()
     if (UNSAFE_METHODS.has(method) && csrf) headers[CSRF_HEADER] = csrf
@@ -233,6 +237,7 @@ const blockedListeners = new Set<(state: BlockedState) => void>()
 /** The app's client on the browser's localStorage and Web Locks. */
 export const api = createApiClient({
   storage: authStorage,
+  language: currentLanguage,
   onSessionEnded: () => sessionEndedListeners.forEach((listener) => listener()),
   onAccountBlocked: (state) => blockedListeners.forEach((listener) => listener(state)),
 })

@@ -25,10 +25,16 @@ interface Device {
   csrfToken: string
 }
 
-async function signInFrom(t: TestApp, user: { email: string; password: string }, userAgent: string, remoteAddress = '203.0.113.7'): Promise<Device> {
+async function signInFrom(
+  t: TestApp,
+  user: { email: string; password: string },
+  userAgent: string,
+  remoteAddress = '203.0.113.7',
+  headers: Record<string, string> = {},
+): Promise<Device> {
   const response = await t.request('POST', '/api/auth/login', {
     body: { email: user.email, password: user.password },
-    headers: { 'user-agent': userAgent },
+    headers: { 'user-agent': userAgent, ...headers },
     remoteAddress,
   })
   expect(response.statusCode, response.body).toBe(200)
@@ -199,7 +205,7 @@ describe('the new-sign-in e-mail, through an SMTP server', () => {
 
   const notices = async (email: string) => {
     await t.deliverMail()
-    return smtp.all().filter((mail) => mail.to.includes(email) && mail.subject === 'New sign-in to your account')
+    return smtp.all().filter((mail) => mail.to.includes(email) && /^(New sign-in to your account|Nouvelle connexion à votre compte) - Accounts$/.test(mail.subject))
   }
 
   it('is sent for a browser and system the account has not used, with browser, system, address, time and a link to the profile', async () => {
@@ -213,6 +219,7 @@ describe('the new-sign-in e-mail, through an SMTP server', () => {
     await signInFrom(t, user, FIREFOX_WINDOWS, '198.51.100.23')
     const [mail, ...more] = await notices(user.email)
     expect(more).toEqual([])
+    expect(mail!.subject).toBe('New sign-in to your account - Accounts')
     expect(mail!.text).toContain('Hello Grace Hopper,')
     expect(mail!.text).toContain('Browser: Firefox 133')
     expect(mail!.text).toContain('System: Windows')
@@ -225,6 +232,17 @@ describe('the new-sign-in e-mail, through an SMTP server', () => {
     // Now a known device: no second notice.
     await signInFrom(t, user, FIREFOX_WINDOWS)
     expect(await notices(user.email)).toHaveLength(1)
+  })
+
+  it("is written in the language of the sign-in's request, a dash standing for what the User-Agent did not say", async () => {
+    const user = await quickUser(t, { name: 'Ada Lovelace' })
+    await signInFrom(t, user, CHROME_MAC)
+    await signInFrom(t, user, 'curl/8.5.0', '192.0.2.8', { 'accept-language': 'fr-FR,fr;q=0.9' })
+    const [mail] = await notices(user.email)
+    expect(mail!.subject).toBe('Nouvelle connexion à votre compte - Accounts')
+    expect(mail!.text).toContain('Système : —')
+    expect(mail!.text).toContain('Adresse : 192.0.2.8')
+    expect(mail!.html).toContain('lang="fr"')
   })
 
   it('counts devices of ended sessions for 90 days, and not after', async () => {

@@ -1,6 +1,7 @@
 import { Link } from 'react-router'
 import ShieldX from 'lucide-react/icons/shield-x'
 import { buttonClass } from '~web/components/ui/button'
+import { PublicHeader } from '~web/components/public-header'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle, PublicPage } from '~web/components/ui/card'
 import { paths } from '~web/config/paths'
 import { useI18n } from '~web/lib/i18n'
@@ -8,7 +9,7 @@ import { useI18n } from '~web/lib/i18n'
 export function UnauthorizedPage() {
   const { t } = useI18n()
   return (
-    <PublicPage>
+    <PublicPage header={<PublicHeader />}>
       <Card>
         <CardHeader className="text-center">
           <ShieldX aria-hidden className="mx-auto mb-2 size-10 text-danger dark:text-red-400" />
