@@ -451,6 +451,7 @@ const de: Messages = {
     activeNow: 'Jetzt aktiv',
     lastActive: 'Zuletzt aktiv:',
     signOut: 'Abmelden',
+    signOutDevice: '{{device}} abmelden',
     signingOut: 'Wird abgemeldet…',
     signedOut: '{{device}} abgemeldet',
     signOutFailed: 'Das Gerät konnte nicht abgemeldet werden',

@@ -465,6 +465,7 @@ export const en = {
     activeNow: 'Active now',
     lastActive: 'Last active:',
     signOut: 'Sign out',
+    signOutDevice: 'Sign out {{device}}',
     signingOut: 'Signing out…',
     signedOut: '{{device}} signed out',
     signOutFailed: 'Failed to sign the device out',

@@ -451,6 +451,7 @@ const es: Messages = {
     activeNow: 'Activo ahora',
     lastActive: 'Última actividad:',
     signOut: 'Cerrar sesión',
+    signOutDevice: 'Cerrar sesión en {{device}}',
     signingOut: 'Cerrando sesión…',
     signedOut: 'Sesión cerrada en {{device}}',
     signOutFailed: 'No se pudo cerrar la sesión del dispositivo',

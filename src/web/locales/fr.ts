@@ -451,6 +451,7 @@ const fr: Messages = {
     activeNow: 'Actif maintenant',
     lastActive: 'Dernière activité :',
     signOut: 'Déconnecter',
+    signOutDevice: 'Déconnecter {{device}}',
     signingOut: 'Déconnexion…',
     signedOut: '{{device}} déconnecté',
     signOutFailed: "Impossible de déconnecter l'appareil",

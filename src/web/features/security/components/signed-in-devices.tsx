@@ -131,9 +131,15 @@ function DeviceItem({ device }: { device: SignedInDevice }) {
         </div>
       </div>
       {device.current ? null : (
-        <Button variant="outline" size="sm" className="self-start sm:self-center" onClick={() => void end()} disabled={signOut.isPending}>
+        <Button
+          variant="outline"
+          size="sm"
+          className="self-start sm:self-center"
+          aria-label={t('devices.signOutDevice', { device: name })}
+          onClick={() => void end()}
+          disabled={signOut.isPending}
+        >
           {signOut.isPending ? t('devices.signingOut') : t('devices.signOut')}
-          <span className="sr-only"> {name}</span>
         </Button>
       )}
     </li>
