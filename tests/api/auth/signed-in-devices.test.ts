@@ -182,6 +182,14 @@ describe('the signed-in devices list', () => {
     expect((await endOne(t, strangerDevice, second.sessionId.toUpperCase())).statusCode).toBe(200)
   })
 
+  it('may end its own session too: a sign-out like any other', async () => {
+    const user = await quickUser(t)
+    const here = await signInFrom(t, user, CHROME_MAC)
+    expect((await endOne(t, here, here.sessionId)).statusCode).toBe(200)
+    expectFailure(await me(t, here.accessToken), 401, 'SESSION_ENDED')
+    expectFailure(await refresh(t, here.refreshToken), 401, 'REFRESH_INVALID')
+  })
+
   it('needs a signed-in caller, and the session’s CSRF token to sign devices out', async () => {
     const user = await quickUser(t)
     const here = await signInFrom(t, user, CHROME_MAC)
