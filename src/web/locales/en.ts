@@ -78,6 +78,7 @@ export const en = {
     signUp: 'Sign up',
     success: 'Login successful!',
     resendVerification: 'Resend verification email',
+    sessionEnded: 'Your session has ended. Please sign in again.',
     errors: {
       noAccount: 'No account found with this email address. Please check your email or sign up for a new account.',
       password: 'Incorrect password. Please check your password and try again.',

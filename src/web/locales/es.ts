@@ -66,6 +66,7 @@ const es: Messages = {
     signUp: 'Regístrate',
     success: '¡Sesión iniciada correctamente!',
     resendVerification: 'Reenviar el correo de verificación',
+    sessionEnded: 'Tu sesión ha terminado. Vuelve a iniciar sesión.',
     errors: {
       noAccount: 'No hay ninguna cuenta con este correo electrónico. Revisa tu correo o regístrate para crear una cuenta.',
       password: 'Contraseña incorrecta. Revisa tu contraseña e inténtalo de nuevo.',

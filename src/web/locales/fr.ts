@@ -66,6 +66,7 @@ const fr: Messages = {
     signUp: "S'inscrire",
     success: 'Connexion réussie !',
     resendVerification: "Renvoyer l'e-mail de vérification",
+    sessionEnded: 'Votre session a pris fin. Veuillez vous reconnecter.',
     errors: {
       noAccount: "Aucun compte n'est associé à cette adresse e-mail. Vérifiez votre adresse ou créez un compte.",
       password: 'Mot de passe incorrect. Vérifiez votre mot de passe et réessayez.',
