@@ -208,6 +208,8 @@ const de: Messages = {
     emailVerification: 'E-Mail-Bestätigung',
     completion: 'Profil vollständig',
     completionHint: 'Fügen Sie eine Telefonnummer und ein Profilbild hinzu, um Ihr Profil zu vervollständigen.',
+    completionHintPhone: 'Fügen Sie eine Telefonnummer hinzu, um Ihr Profil zu vervollständigen.',
+    completionHintPicture: 'Fügen Sie ein Profilbild hinzu, um Ihr Profil zu vervollständigen.',
     permissions: {
       dashboard: 'Die Übersicht ansehen',
       profile: 'Das eigene Profil bearbeiten',

@@ -219,6 +219,8 @@ export const en = {
     emailVerification: 'Email verification',
     completion: 'Profile completion',
     completionHint: 'Add a phone number and a profile picture to complete your profile.',
+    completionHintPhone: 'Add a phone number to complete your profile.',
+    completionHintPicture: 'Add a profile picture to complete your profile.',
     permissions: {
       dashboard: 'View the dashboard',
       profile: 'Edit your own profile',

@@ -208,6 +208,8 @@ const es: Messages = {
     emailVerification: 'Verificación del correo',
     completion: 'Perfil completado',
     completionHint: 'Añade un teléfono y una foto de perfil para completar tu perfil.',
+    completionHintPhone: 'Añade un teléfono para completar tu perfil.',
+    completionHintPicture: 'Añade una foto de perfil para completar tu perfil.',
     permissions: {
       dashboard: 'Ver el panel',
       profile: 'Editar tu propio perfil',

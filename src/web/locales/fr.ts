@@ -208,6 +208,8 @@ const fr: Messages = {
     emailVerification: "Vérification de l'e-mail",
     completion: 'Profil complété',
     completionHint: 'Ajoutez un numéro de téléphone et une photo de profil pour compléter votre profil.',
+    completionHintPhone: 'Ajoutez un numéro de téléphone pour compléter votre profil.',
+    completionHintPicture: 'Ajoutez une photo de profil pour compléter votre profil.',
     permissions: {
       dashboard: 'Consulter le tableau de bord',
       profile: 'Modifier votre profil',
