@@ -102,6 +102,6 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(metricsRoutes(ctx))
   if (options.outboxPage) await app.register(outboxRoutes(ctx))
-  if (options.webDir) await app.register(webRoutes(options.webDir, { supportEmail: ctx.config.supportEmail }))
+  if (options.webDir) await app.register(webRoutes(options.webDir, { appName: ctx.config.appName, supportEmail: ctx.config.supportEmail }))
   return app
 }

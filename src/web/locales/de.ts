@@ -31,7 +31,7 @@ const de: Messages = {
     debug: 'Debug',
     logout: 'Abmelden',
     loggedOut: 'Erfolgreich abgemeldet',
-    home: 'Accounts-Startseite',
+    home: '{{name}} – Startseite',
   },
   roles: { ADMIN: 'Administrator', DEVELOPER: 'Entwickler', MODERATOR: 'Moderator', CLIENT: 'Kunde' },
   statuses: { ACTIVE: 'Aktiv', INACTIVE: 'Inaktiv', SUSPENDED: 'Gesperrt' },

@@ -34,7 +34,7 @@ export const en = {
     debug: 'Debug',
     logout: 'Log out',
     loggedOut: 'Logged out successfully',
-    home: 'Accounts home',
+    home: '{{name}} home',
   },
   roles: {
     ADMIN: 'Admin',

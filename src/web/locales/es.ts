@@ -31,7 +31,7 @@ const es: Messages = {
     debug: 'Depuración',
     logout: 'Cerrar sesión',
     loggedOut: 'Sesión cerrada correctamente',
-    home: 'Inicio de Accounts',
+    home: 'Inicio de {{name}}',
   },
   roles: { ADMIN: 'Administrador', DEVELOPER: 'Desarrollador', MODERATOR: 'Moderador', CLIENT: 'Cliente' },
   statuses: { ACTIVE: 'Activo', INACTIVE: 'Inactivo', SUSPENDED: 'Suspendido' },

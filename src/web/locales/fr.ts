@@ -31,7 +31,7 @@ const fr: Messages = {
     debug: 'Débogage',
     logout: 'Se déconnecter',
     loggedOut: 'Déconnexion réussie',
-    home: "Accueil d'Accounts",
+    home: 'Accueil de {{name}}',
   },
   roles: { ADMIN: 'Administrateur', DEVELOPER: 'Développeur', MODERATOR: 'Modérateur', CLIENT: 'Client' },
   statuses: { ACTIVE: 'Actif', INACTIVE: 'Inactif', SUSPENDED: 'Suspendu' },
