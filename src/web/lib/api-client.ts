@@ -36,8 +36,11 @@ export interface ApiClientOptions {
   fetch?: typeof fetch
   baseUrl?: string
   timeoutMs?: number
-  /** The session could not be refreshed: storage is already cleared. */
-  onSessionEnded?: () => void
+  /**
+   * The session is over: it could not be refreshed, or the server said it ended because the
+   * account was suspended or deactivated (`blocked`). Storage is already cleared.
+   */
+  onSessionEnded?: (blocked: BlockedState | null) => void
   /** A signed-in call was refused because the account is inactive or suspended. */
   onAccountBlocked?: (state: BlockedState) => void
   /** Resolves when another tab's change of the stored session reaches this one (or after `ms`). */
@@ -170,10 +173,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       const mayRefresh = error.status === 401 && accessToken && request.retryOnUnauthorized !== false && !NO_REFRESH_PATHS.has(path)
       if (!mayRefresh) throw error
-      const fresh = await refreshSession(accessToken)
+      // A session ended by a suspension or deactivation: no refresh can bring it back.
+      const blocked = blockedStateOf(error)
+      const fresh = blocked ? null : await refreshSession(accessToken)
       if (!fresh) {
         storage.clear()
-        options.onSessionEnded?.()
+        options.onSessionEnded?.(blocked)
         throw error
       }
       return send<T>(path, request, fresh)
@@ -230,7 +235,7 @@ function toApiError(status: number, body: FailureBody | null): ApiError {
   return new ApiError(status, message, code, fieldErrors)
 }
 
-type Listener = () => void
+type Listener = (blocked: BlockedState | null) => void
 const sessionEndedListeners = new Set<Listener>()
 const blockedListeners = new Set<(state: BlockedState) => void>()
 
@@ -238,7 +243,7 @@ const blockedListeners = new Set<(state: BlockedState) => void>()
 export const api = createApiClient({
   storage: authStorage,
   language: currentLanguage,
-  onSessionEnded: () => sessionEndedListeners.forEach((listener) => listener()),
+  onSessionEnded: (blocked) => sessionEndedListeners.forEach((listener) => listener(blocked)),
   onAccountBlocked: (state) => blockedListeners.forEach((listener) => listener(state)),
 })
 
