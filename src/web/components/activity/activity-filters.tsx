@@ -30,7 +30,13 @@ export function ActivityFilters({
   const { t } = useI18n()
   return (
     <div className="flex flex-col gap-3 sm:flex-row sm:flex-wrap sm:items-end">
-      <SearchField label={t('activity.searchLabel')} placeholder={t('activity.searchPlaceholder')} value={search} onChange={onSearch} className="flex-1" />
+      <SearchField
+        label={t('activity.searchLabel')}
+        placeholder={t('activity.searchPlaceholder')}
+        value={search}
+        onChange={onSearch}
+        className="flex-1 sm:flex-[1_1_16rem]"
+      />
       <SelectField
         label={t('activity.filterLabel')}
         value={activity}
