@@ -8,6 +8,7 @@ import { listUsers } from '~server/data/user-list'
 import { findAdminUserById, isUuid, toAdminUser, toUser } from '~server/data/users'
 import { requireAuth } from '~server/http/auth-guard'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
+import { requestLanguage } from '~server/http/request-language'
 import { notFound } from '~server/http/errors'
 import { deleteUser } from '~server/use-cases/delete-user'
 import { editUser } from '~server/use-cases/edit-user'
@@ -52,14 +53,14 @@ export function adminUserRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const { user: actor } = requireAuth(request)
         const targetId = userId(request.params.id)
-        const updated = await editUser(ctx, { actorId: actor.id, targetId, ip: request.ip }, request.body)
+        const updated = await editUser(ctx, { actorId: actor.id, targetId, ip: request.ip, lang: requestLanguage(request) }, request.body)
         return ok(toUser(updated), 'User updated successfully')
       },
     )
 
     app.delete('/admin/users/:id', { schema: { params: idParams, response: { 200: messageOnly, ...failures(401, 403, 404, 409, 503) } } }, async (request) => {
       const { user: actor } = requireAuth(request)
-      await deleteUser(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip })
+      await deleteUser(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip, lang: requestLanguage(request) })
       return done('User deleted successfully')
     })
   }
