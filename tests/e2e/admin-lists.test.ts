@@ -96,7 +96,8 @@ describe('activity logs', () => {
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)
 
     await page.getByLabel('Search activities').fill(account.name)
-    await expect.poll(() => entries.count()).toBeGreaterThan(0)
+    await expect.poll(() => new URL(page.url()).searchParams.get('search')).toBe(account.name)
+    await expect.poll(async () => (await entries.allInnerTexts()).every((text) => text.includes(account.name))).toBe(true)
     await page.getByLabel('From', { exact: true }).fill(tomorrow)
     await page.getByText('No activities found').waitFor()
     expect(new URL(page.url()).searchParams.get('from')).toBe(tomorrow)

@@ -61,6 +61,17 @@ describe('user management: sort, filters and the last sign-in', () => {
     expect(api.calls[0]!.query.toString()).toBe('page=1&limit=10')
   })
 
+  test('a filter chosen while the search is settling keeps both', async () => {
+    const { api, user, location } = renderUsers()
+    await screen.findByRole('heading', { name: 'User Management (2)' })
+    await user.type(screen.getByLabelText('Search users'), 'rita')
+    await user.selectOptions(screen.getByLabelText('Two-factor'), 'true')
+    await waitFor(() => expect(api.calls.at(-1)!.query.toString()).toBe('page=1&limit=10&search=rita&mfa=true'), { timeout: 2000 })
+    expect(new URLSearchParams(location().search).get('search')).toBe('rita')
+    expect(new URLSearchParams(location().search).get('mfa')).toBe('true')
+    expect((screen.getByLabelText('Search users') as HTMLInputElement).value).toBe('rita')
+  })
+
   test('each filter is a step of history: the back button brings the previous view back', async () => {
     const { api, user, router, location } = renderUsers()
     await screen.findByRole('heading', { name: 'User Management (2)' })

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { useSearchParams } from 'react-router'
 import { useDebouncedValue } from './use-debounced-value'
 
@@ -27,20 +27,26 @@ export function useListFilters<F extends Record<string, string>>(defaults: F, al
   /** The search last written to the address by typing, to tell it from a move through history. */
   const written = useRef(addressSearch)
 
+  // The address as last asked for: a filter changed before the router has shown the settled
+  // search's address (or the other way round) must build on it, not on the address rendered.
+  const requestedRef = useRef(params)
+  const address = params.toString()
+  // The address moved (an update arrived, or the back button): it is the base again, before any
+  // event of the new page can ask for a change.
+  useLayoutEffect(() => {
+    requestedRef.current = new URLSearchParams(address)
+  }, [address])
+
   /** The address with these values changed (undefined or the default: left out). */
   const update = (changes: Record<string, string | undefined>, replace = false) => {
-    setParams(
-      (current) => {
-        const next = new URLSearchParams(current)
-        for (const [key, value] of Object.entries(changes)) {
-          const fallback = key === 'page' ? '1' : key === 'search' ? '' : defaults[key]
-          if (value === undefined || value === fallback) next.delete(key)
-          else next.set(key, value)
-        }
-        return next
-      },
-      { replace },
-    )
+    const next = new URLSearchParams(requestedRef.current)
+    for (const [key, value] of Object.entries(changes)) {
+      const fallback = key === 'page' ? '1' : key === 'search' ? '' : defaults[key]
+      if (value === undefined || value === fallback) next.delete(key)
+      else next.set(key, value)
+    }
+    requestedRef.current = next
+    setParams(next, { replace })
   }
 
   // The typed search reaches the address once it settles.
