@@ -274,6 +274,9 @@ const SCREENS: Screen[] = [
     },
   },
   at('admin', 'user-management', '/admin/users', /^User Management \(\d+\)$/),
+  // Sorted by a column (its header's aria-sort and arrow), with the verification, two-factor
+  // and dormancy filters set and the last sign-in column showing.
+  at('admin', 'user-management-sorted-filtered', '/admin/users?sort=lastSignInAt&order=asc&verified=true&mfa=false&inactive=365', /^User Management \(\d+\)$/),
   {
     name: 'user-management-unavailable-actions',
     who: 'admin',
@@ -320,6 +323,9 @@ const SCREENS: Screen[] = [
     },
   },
   at('admin', 'activity-logs', '/admin/activity-logs', 'Activity Logs', (page) => page.getByRole('list', { name: 'Activity entries' }).waitFor()),
+  at('admin', 'activity-logs-date-range', '/admin/activity-logs?from=2020-01-01&to=2099-12-31', 'Activity Logs', (page) =>
+    page.getByRole('list', { name: 'Activity entries' }).waitFor(),
+  ),
   {
     name: 'activity-logs-nothing-found',
     who: 'admin',

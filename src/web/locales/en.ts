@@ -456,6 +456,33 @@ export const en = {
   time: {
     justNow: 'Just now',
   },
+  adminLists: {
+    verifiedFilter: 'Email verified',
+    verified: 'Verified',
+    unverified: 'Not verified',
+    mfaFilter: 'Two-factor',
+    mfaOn: 'On',
+    mfaOff: 'Off',
+    inactiveFilter: 'Last sign-in',
+    inactiveFor: 'No sign-in for {{count}} days',
+    any: 'Any',
+    lastSignIn: 'Last sign-in',
+    never: 'Never',
+    sortBy: 'Sort by',
+    sortOption: '{{column}} ({{order}})',
+    sortByColumn: 'Sort by {{column}}',
+    sortedBy: '{{column}}, sorted {{order}}',
+    sorts: { name: 'Name', email: 'Email', role: 'Role', status: 'Status', createdAt: 'Created', lastSignInAt: 'Last sign-in' },
+    orders: { asc: 'ascending', desc: 'descending' },
+  },
+  exports: {
+    csv: 'Export CSV',
+    exporting: 'Exporting…',
+    done: 'Downloaded {{file}}',
+    failed: 'The export failed. Please try again.',
+    from: 'From',
+    to: 'To',
+  },
   messages: {} as Record<string, string>,
 }
 
