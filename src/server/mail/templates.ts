@@ -87,5 +87,13 @@ export function renderMail(message: MailMessage): RenderedMail {
         paragraphs: ['The password of your account was just changed, and your other sessions were signed out.'],
         after: [`If you did not do this, reset your password now: ${message.resetLink}`],
       })
+    case 'passkey-added':
+      return compose(message.to, {
+        subject: 'A passkey was added to your account',
+        greeting,
+        paragraphs: [`A passkey named "${message.passkeyName}" was just added to your account. It can now be used to sign in without a password.`],
+        action: { label: 'Review your passkeys', link: message.profileLink },
+        after: ['If you did not do this, remove the passkey from your profile and change your password.'],
+      })
   }
 }
