@@ -57,7 +57,7 @@ export function PasskeysSection() {
             {passkeys.data.map((passkey) => (
               <li key={passkey.id} className="flex flex-wrap items-center gap-3 py-3">
                 <KeyRound aria-hidden className="size-5 shrink-0 text-muted" />
-                <div className="min-w-0 flex-1">
+                <div className="min-w-0 flex-1 basis-48">
                   <p className="font-medium break-words">{passkey.name}</p>
                   <p className="text-sm text-muted">
                     {t('passkeys.created', { date: formatDate(passkey.createdAt) })}
@@ -65,7 +65,7 @@ export function PasskeysSection() {
                     {passkey.lastUsedAt ? t('passkeys.lastUsed', { date: formatDate(passkey.lastUsedAt) }) : t('passkeys.neverUsed')}
                   </p>
                 </div>
-                <div className="flex gap-2">
+                <div className="ml-auto flex gap-2">
                   <Button variant="outline" size="sm" onClick={() => setRenaming(passkey)}>
                     {t('passkeys.rename')}
                     <span className="sr-only"> {passkey.name}</span>
