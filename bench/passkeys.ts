@@ -144,7 +144,10 @@ export async function run(): Promise<string> {
       '',
       `A passkey sign-in completes **${fmt(passkey.rate / password.rate, 1)} times** as many sign-ins per second as a password sign-in, and costs the server`,
       `**${fmt(cpuPerSignIn(password) / cpuPerSignIn(passkey), 1)} times** less CPU time (the server's own CPU time, read from /proc, divided by the sign-ins completed).`,
-      `Machine load average at the end of the run (other work on this shared machine): ${os.loadavg().map((n) => fmt(n, 1)).join(', ')}.`,
+      `Machine load average at the end of the run (other work on this shared machine): ${os
+        .loadavg()
+        .map((n) => fmt(n, 1))
+        .join(', ')}.`,
       '',
       '## What the numbers say',
       '',
