@@ -72,7 +72,7 @@ describe('passkeys', () => {
       .getByRole('listitem')
       .filter({ hasText: /never used/ })
       .waitFor()
-    const notice = await e2e.server.mail.next(account.email, 'A passkey was added to your account')
+    const notice = await e2e.server.mail.next(account.email, 'A passkey was added to your account - Accounts')
     expect(notice.text).toContain('A passkey named "Passkey 1" was just added to your account.')
 
     // Rename it.

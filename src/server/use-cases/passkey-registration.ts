@@ -4,6 +4,7 @@ import {
   type RegistrationResponseJSON,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server'
+import type { Language } from '~shared/constants'
 import { pageLinks } from '~shared/paths'
 import type { Passkey } from '~shared/schemas/passkeys'
 import { challengeOf, knownTransports, relyingParty, userHandleOf } from '~server/auth/relying-party'
@@ -51,6 +52,8 @@ export interface PasskeyRegistrationInput {
   response: RegistrationResponseJSON
   name?: string | undefined
   ip: string
+  /** The language of the request, for the notice e-mail. */
+  lang: Language
 }
 
 /**
@@ -59,7 +62,7 @@ export interface PasskeyRegistrationInput {
  * The passkey, its activity entry and the notice e-mail are committed together.
  */
 export async function registerPasskey(ctx: AppContext, input: PasskeyRegistrationInput): Promise<Passkey> {
-  const { user, response, ip } = input
+  const { user, response, ip, lang } = input
   const challenge = challengeOf(response.response.clientDataJSON)
   if (!challenge || !(await consumeChallenge(ctx.db, { challenge, purpose: 'registration', userId: user.id, now: ctx.clock() }))) throw rejected()
 
@@ -96,7 +99,7 @@ export async function registerPasskey(ctx: AppContext, input: PasskeyRegistratio
         now: c.now,
       })
       await c.record({ userId: user.id, kind: 'updated', activity: 'Added a passkey', details: name, ip })
-      await c.mail({ template: 'passkey-added', to: user.email, name: user.name, passkeyName: name, profileLink: links.profile() })
+      await c.mail({ template: 'passkey-added', lang, to: user.email, name: user.name, passkeyName: name, profileLink: links.profile() })
       return toPasskey(row)
     })
   } catch (error) {

@@ -65,7 +65,7 @@ describe('passkeys', () => {
       expect(added).toMatchObject({ kind: 'updated', details: 'Passkey 1', ip_address: '127.0.0.1' })
 
       await t.deliverMail()
-      const notice = t.outbox().find((mail) => mail.to === user.email && mail.subject === 'A passkey was added to your account')
+      const notice = t.outbox().find((mail) => mail.to === user.email && mail.subject === 'A passkey was added to your account - Accounts')
       expect(notice).toBeDefined()
 
       const options = await signInOptions(t)
@@ -86,6 +86,21 @@ describe('passkeys', () => {
       expect(list.json().data.passkeys).toEqual([{ ...passkey, lastUsedAt: t.clock.now().toISOString() }])
       const entry = await t.ctx.db.selectFrom('activities').selectAll().where('user_id', '=', user.id).orderBy('id', 'desc').executeTakeFirstOrThrow()
       expect(entry).toMatchObject({ kind: 'logged in', activity: 'Logged in with a passkey' })
+    })
+
+    it('e-mails the notice in the language of the request that added the passkey', async () => {
+      const user = await quickSignIn(t, { name: 'Marie Curie' })
+      const authenticator = new SoftwareAuthenticator(APP_ORIGIN)
+      const response = await t.request('POST', '/api/auth/passkeys/registration', {
+        token: user.accessToken,
+        csrf: user.csrfToken,
+        headers: { 'accept-language': 'fr' },
+        body: { response: authenticator.create(await registrationOptions(t, user)), name: 'Portable' },
+      })
+      expect(response.statusCode, response.body).toBe(201)
+      await t.deliverMail()
+      const notice = t.outbox().find((mail) => mail.to === user.email)
+      expect(notice?.subject).toBe("Une clé d'accès a été ajoutée à votre compte - Accounts")
     })
 
     it('excludes the caller’s passkeys from new creation options, and takes a chosen name', async () => {

@@ -15,6 +15,7 @@ import type { AppContext } from '~server/context'
 import { listUserPasskeys, toPasskey } from '~server/data/passkeys'
 import { requireAuth } from '~server/http/auth-guard'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
+import { requestLanguage } from '~server/http/request-language'
 import { passkeyRegistrationOptions, registerPasskey } from '~server/use-cases/passkey-registration'
 import { passkeySignInOptions, signInWithPasskey } from '~server/use-cases/passkey-sign-in'
 import { removePasskey } from '~server/use-cases/remove-passkey'
@@ -34,7 +35,7 @@ export function passkeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { body: passkeyRegistrationSchema, response: { 201: envelope(passkeyResultSchema), ...failures(400, 401, 403, 409, 503) } } },
       async (request, reply) => {
         const { response, name } = request.body
-        const passkey = await registerPasskey(ctx, { user: requireAuth(request).user, response, name, ip: request.ip })
+        const passkey = await registerPasskey(ctx, { user: requireAuth(request).user, response, name, ip: request.ip, lang: requestLanguage(request) })
         void reply.code(201)
         return ok({ passkey }, 'Passkey added')
       },

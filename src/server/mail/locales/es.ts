@@ -1,0 +1,40 @@
+import type { MailTexts } from './types'
+
+export const es: MailTexts = {
+  greeting: 'Hola, {{name}}:',
+  copyLink: 'O copia esta dirección en tu navegador:',
+  templates: {
+    'verify-email': {
+      subject: 'Verifica tu dirección de correo electrónico',
+      paragraphs: ['Gracias por registrarte en {{appName}}. Confirma tu dirección de correo electrónico para activar tu cuenta.'],
+      action: 'Verificar la dirección de correo',
+      after: ['Este enlace caduca en 24 horas. Si no te has registrado, puedes ignorar este mensaje.'],
+    },
+    'already-registered': {
+      subject: 'Alguien intentó registrarse con tu dirección de correo electrónico',
+      paragraphs: [
+        'Alguien acaba de intentar crear una cuenta con esta dirección de correo electrónico, que ya tiene una cuenta.',
+        'Si fuiste tú, inicia sesión, o restablece tu contraseña si la has olvidado.',
+      ],
+      action: 'Iniciar sesión',
+      after: ['¿Olvidaste tu contraseña? {{resetLink}}', 'Si no fuiste tú, no tienes que hacer nada: tu cuenta no ha cambiado.'],
+    },
+    'reset-password': {
+      subject: 'Restablece tu contraseña',
+      paragraphs: ['Hemos recibido una solicitud para restablecer la contraseña de tu cuenta.'],
+      action: 'Restablecer la contraseña',
+      after: ['Este enlace caduca en 1 hora y solo se puede usar una vez. Si no lo has pedido, ignora este mensaje.'],
+    },
+    'password-changed': {
+      subject: 'Tu contraseña ha cambiado',
+      paragraphs: ['La contraseña de tu cuenta acaba de cambiar y se han cerrado tus demás sesiones.'],
+      after: ['Si no has sido tú, restablece tu contraseña ahora: {{resetLink}}'],
+    },
+    'passkey-added': {
+      subject: 'Se añadió una llave de acceso a tu cuenta',
+      paragraphs: ['Se acaba de añadir a tu cuenta una llave de acceso llamada «{{passkeyName}}». Ahora puede usarse para iniciar sesión sin contraseña.'],
+      action: 'Revisar tus llaves de acceso',
+      after: ['Si no fuiste tú, quita la llave de acceso desde tu perfil y cambia tu contraseña.'],
+    },
+  },
+}

@@ -1,0 +1,40 @@
+import type { MailTexts } from './types'
+
+export const fr: MailTexts = {
+  greeting: 'Bonjour {{name}},',
+  copyLink: 'Ou copiez cette adresse dans votre navigateur :',
+  templates: {
+    'verify-email': {
+      subject: 'Vérifiez votre adresse e-mail',
+      paragraphs: ['Merci de vous être inscrit sur {{appName}}. Veuillez confirmer votre adresse e-mail pour activer votre compte.'],
+      action: "Vérifier l'adresse e-mail",
+      after: ['Ce lien expire dans 24 heures. Si vous ne vous êtes pas inscrit, vous pouvez ignorer ce message.'],
+    },
+    'already-registered': {
+      subject: "Quelqu'un a essayé de s'inscrire avec votre adresse e-mail",
+      paragraphs: [
+        "Quelqu'un vient d'essayer de créer un compte avec cette adresse e-mail, qui a déjà un compte.",
+        "Si c'était vous, connectez-vous plutôt, ou réinitialisez votre mot de passe si vous l'avez oublié.",
+      ],
+      action: 'Se connecter',
+      after: ['Mot de passe oublié ? {{resetLink}}', "Si ce n'était pas vous, vous n'avez rien à faire : votre compte est inchangé."],
+    },
+    'reset-password': {
+      subject: 'Réinitialisez votre mot de passe',
+      paragraphs: ['Nous avons reçu une demande de réinitialisation du mot de passe de votre compte.'],
+      action: 'Réinitialiser le mot de passe',
+      after: ["Ce lien expire dans 1 heure et ne peut servir qu'une fois. Si vous ne l'avez pas demandé, ignorez ce message."],
+    },
+    'password-changed': {
+      subject: 'Votre mot de passe a été modifié',
+      paragraphs: ["Le mot de passe de votre compte vient d'être modifié, et vos autres sessions ont été déconnectées."],
+      after: ["Si ce n'était pas vous, réinitialisez votre mot de passe maintenant : {{resetLink}}"],
+    },
+    'passkey-added': {
+      subject: "Une clé d'accès a été ajoutée à votre compte",
+      paragraphs: ["Une clé d'accès nommée « {{passkeyName}} » vient d'être ajoutée à votre compte. Elle permet désormais de se connecter sans mot de passe."],
+      action: "Voir vos clés d'accès",
+      after: ["Si ce n'était pas vous, retirez cette clé d'accès depuis votre profil et changez votre mot de passe."],
+    },
+  },
+}
