@@ -66,13 +66,11 @@ export function PasskeysSection() {
                   </p>
                 </div>
                 <div className="ml-auto flex gap-2">
-                  <Button variant="outline" size="sm" onClick={() => setRenaming(passkey)}>
+                  <Button variant="outline" size="sm" aria-label={t('passkeys.renameLabel', { name: passkey.name })} onClick={() => setRenaming(passkey)}>
                     {t('passkeys.rename')}
-                    <span className="sr-only"> {passkey.name}</span>
                   </Button>
-                  <Button variant="outline" size="sm" onClick={() => setRemoving(passkey)}>
+                  <Button variant="outline" size="sm" aria-label={t('passkeys.removeLabel', { name: passkey.name })} onClick={() => setRemoving(passkey)}>
                     {t('passkeys.remove')}
-                    <span className="sr-only"> {passkey.name}</span>
                   </Button>
                 </div>
               </li>
