@@ -77,7 +77,11 @@ describe('top bar', () => {
 
   test('brand link, role badge and the avatar menu', async () => {
     const { user, location } = await renderSignedIn('MODERATOR')
-    expect(screen.getByRole('link', { name: 'Accounts home' }).getAttribute('href')).toBe('/dashboard')
+    const home = screen.getByRole('link', { name: 'Accounts home' })
+    expect(home.getAttribute('href')).toBe('/dashboard')
+    // The product's mark and name (APP_NAME, "Accounts" by default).
+    expect(home.textContent).toBe('Accounts')
+    expect(home.querySelector('svg[aria-hidden]')).not.toBeNull()
     expect(within(screen.getByRole('banner')).getByText('Moderator')).toBeTruthy()
     await user.click(screen.getByRole('button', { name: 'Account menu for Sam Sample, SS' }))
     const menu = await screen.findByRole('menu')
@@ -119,7 +123,7 @@ describe('top bar', () => {
       .on('POST /auth/refresh-token', { status: 401, body: { success: false, message: 'Invalid or expired refresh token', code: 'REFRESH_INVALID' } })
     const { location } = renderApp(null, { url: '/profile', user: makeUser({ name: 'Sam Sample' }) })
     await waitFor(() => expect(location().pathname).toBe('/login'))
-    expect(location().state).toEqual({ from: '/profile' })
+    expect(location().state).toEqual({ from: '/profile', sessionEnded: true })
     expect(api.callsTo('POST /auth/refresh-token')).toHaveLength(1)
     expect(window.localStorage.getItem('accessToken')).toBeNull()
     api.on('GET /users/profile', ok(makeUser()))

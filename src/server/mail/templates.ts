@@ -85,6 +85,8 @@ export function renderMail(message: MailMessage, appName: string): RenderedMail 
         part,
         message.link,
       )
+    case 'passkey-added':
+      return compose(message, rendering, part, message.profileLink)
   }
 }
 

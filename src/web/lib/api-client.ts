@@ -28,6 +28,16 @@ export interface RequestOptions {
   signal?: AbortSignal
   /** Refresh the session and retry once on a 401 (default true). */
   retryOnUnauthorized?: boolean
+  /** The answer is a file (a CSV export), not an envelope: data is `DownloadedFile`. */
+  file?: boolean
+  /** Longer than the usual 10 s, for a large file. */
+  timeoutMs?: number
+}
+
+/** A file the server sent, with the name its Content-Disposition gives. */
+export interface DownloadedFile {
+  blob: Blob
+  filename: string
 }
 
 export interface ApiClientOptions {
@@ -36,8 +46,11 @@ export interface ApiClientOptions {
   fetch?: typeof fetch
   baseUrl?: string
   timeoutMs?: number
-  /** The session could not be refreshed: storage is already cleared. */
-  onSessionEnded?: () => void
+  /**
+   * The session is over: it could not be refreshed, or the server said it ended because the
+   * account was suspended or deactivated (`blocked`). Storage is already cleared.
+   */
+  onSessionEnded?: (blocked: BlockedState | null) => void
   /** A signed-in call was refused because the account is inactive or suspended. */
   onAccountBlocked?: (state: BlockedState) => void
   /** Resolves when another tab's change of the stored session reaches this one (or after `ms`). */
@@ -52,6 +65,8 @@ export interface ApiClient {
   post<T>(path: string, body?: unknown, options?: Omit<RequestOptions, 'method' | 'body'>): Promise<Envelope<T>>
   put<T>(path: string, body?: unknown, options?: Omit<RequestOptions, 'method' | 'body'>): Promise<Envelope<T>>
   delete<T>(path: string, options?: Omit<RequestOptions, 'method' | 'body'>): Promise<Envelope<T>>
+  /** GET of a file (a CSV export): signed in like any call, its body kept whole as a Blob. */
+  download(path: string, options?: Omit<RequestOptions, 'method' | 'body' | 'file'>): Promise<DownloadedFile>
   /** Exchanges the stored refresh token once (shared by concurrent callers); the new access token or null. */
   refreshSession(staleAccessToken: string | null): Promise<string | null>
 }
@@ -77,7 +92,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   async function send<T>(path: string, request: RequestOptions, accessToken: string | null): Promise<Envelope<T>> {
     const method = request.method ?? 'GET'
-    const headers: Record<string, string> = { Accept: 'application/json' }
+    const headers: Record<string, string> = { Accept: request.file ? 'text/csv, application/json' : 'application/json' }
     if (options.language) headers['Accept-Language'] = options.language()
     if (accessToken) headers.Authorization = `Bearer ${accessToken}`
     const csrf = storage.csrfToken()
@@ -91,7 +106,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const timer = setTimeout(() => {
       timedOut = true
       controller.abort()
-    }, timeoutMs)
+    }, request.timeoutMs ?? timeoutMs)
     const forwardAbort = () => controller.abort()
     request.signal?.addEventListener('abort', forwardAbort, { once: true })
 
@@ -116,6 +131,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const newCsrf = response.headers.get(CSRF_HEADER)
     if (newCsrf) storage.saveCsrfToken(newCsrf)
 
+    if (request.file && response.ok) {
+      const disposition = response.headers.get('Content-Disposition') ?? ''
+      const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'download'
+      return { success: true, data: { blob: await response.blob(), filename } as T }
+    }
     const body = (await response.json().catch(() => null)) as (Envelope<T> & FailureBody) | null
     if (!response.ok) throw toApiError(response.status, body)
     return body ?? ({ success: true, data: undefined } as Envelope<T>)
@@ -170,10 +190,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       const mayRefresh = error.status === 401 && accessToken && request.retryOnUnauthorized !== false && !NO_REFRESH_PATHS.has(path)
       if (!mayRefresh) throw error
-      const fresh = await refreshSession(accessToken)
+      // A session ended by a suspension or deactivation: no refresh can bring it back.
+      const blocked = blockedStateOf(error)
+      const fresh = blocked ? null : await refreshSession(accessToken)
       if (!fresh) {
         storage.clear()
-        options.onSessionEnded?.()
+        options.onSessionEnded?.(blocked)
         throw error
       }
       return send<T>(path, request, fresh)
@@ -186,9 +208,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     post: (path, body, rest) => request(path, { ...rest, method: 'POST', body }),
     put: (path, body, rest) => request(path, { ...rest, method: 'PUT', body }),
     delete: (path, rest) => request(path, { ...rest, method: 'DELETE' }),
+    download: async (path, rest) => (await request<DownloadedFile>(path, { timeoutMs: DOWNLOAD_TIMEOUT_MS, ...rest, method: 'GET', file: true })).data,
     refreshSession,
   }
 }
+
+/** A large export takes its time: the download may last this long. */
+const DOWNLOAD_TIMEOUT_MS = 10 * 60_000
 
 /** Longest wait for another tab's fresh token to show up here; in practice a few milliseconds. */
 const STORAGE_SETTLE_MS = 1_000
@@ -230,7 +256,7 @@ function toApiError(status: number, body: FailureBody | null): ApiError {
   return new ApiError(status, message, code, fieldErrors)
 }
 
-type Listener = () => void
+type Listener = (blocked: BlockedState | null) => void
 const sessionEndedListeners = new Set<Listener>()
 const blockedListeners = new Set<(state: BlockedState) => void>()
 
@@ -238,7 +264,7 @@ const blockedListeners = new Set<(state: BlockedState) => void>()
 export const api = createApiClient({
   storage: authStorage,
   language: currentLanguage,
-  onSessionEnded: () => sessionEndedListeners.forEach((listener) => listener()),
+  onSessionEnded: (blocked) => sessionEndedListeners.forEach((listener) => listener(blocked)),
   onAccountBlocked: (state) => blockedListeners.forEach((listener) => listener(state)),
 })
 

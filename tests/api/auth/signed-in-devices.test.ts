@@ -4,7 +4,8 @@ import { hashToken } from '~server/auth/secure-token'
 import { Housekeeping } from '~server/jobs/housekeeping'
 import { type Mailbox, startMailbox } from '../../support/mailbox'
 import { type TestApp, useTestApp } from '../../support/test-app'
-import { quickUser } from '../helpers/users'
+import { quickSignIn, quickUser } from '../helpers/users'
+import { SoftwareAuthenticator } from '../../support/software-authenticator'
 import { APP_ORIGIN, activitiesOf, expectFailure, me, refresh, withoutRequestId } from './helpers'
 
 /**
@@ -251,6 +252,23 @@ describe('the new-sign-in e-mail, through an SMTP server', () => {
     expect(mail!.text).toContain('Système : —')
     expect(mail!.text).toContain('Adresse : 192.0.2.8')
     expect(mail!.html).toContain('lang="fr"')
+  })
+
+  it('is sent for a passkey sign-in from a new browser and system too', async () => {
+    const user = await quickSignIn(t)
+    const authenticator = new SoftwareAuthenticator(APP_ORIGIN)
+    const signedIn = { token: user.accessToken, csrf: user.csrfToken }
+    const creation = (await t.request('POST', '/api/auth/passkeys/registration/options', signedIn)).json().data
+    expect((await t.request('POST', '/api/auth/passkeys/registration', { ...signedIn, body: { response: authenticator.create(creation) } })).statusCode).toBe(201)
+    const request = (await t.request('POST', '/api/auth/passkeys/authentication/options')).json().data
+    const passkeySignIn = await t.request('POST', '/api/auth/passkeys/authentication', {
+      body: { response: authenticator.get(request) },
+      headers: { 'user-agent': FIREFOX_WINDOWS },
+    })
+    expect(passkeySignIn.statusCode, passkeySignIn.body).toBe(200)
+    const [mail, ...more] = await notices(user.email)
+    expect(more).toEqual([])
+    expect(mail!.text).toContain('Browser: Firefox 133')
   })
 
   it('counts devices of ended sessions for 90 days, and not after', async () => {

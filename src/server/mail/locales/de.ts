@@ -42,5 +42,11 @@ export const de: MailTexts = {
       action: 'Angemeldete Geräte ansehen',
       after: ['Wenn Sie das waren, ist nichts zu tun. Wenn nicht, melden Sie dieses Gerät in Ihrem Profil ab und ändern Sie Ihr Passwort.'],
     },
+    'passkey-added': {
+      subject: 'Ihrem Konto wurde ein Passkey hinzugefügt',
+      paragraphs: ['Ihrem Konto wurde soeben ein Passkey namens „{{passkeyName}}“ hinzugefügt. Mit ihm kann man sich jetzt ohne Passwort anmelden.'],
+      action: 'Ihre Passkeys ansehen',
+      after: ['Wenn Sie das nicht waren, entfernen Sie den Passkey in Ihrem Profil und ändern Sie Ihr Passwort.'],
+    },
   },
 }

@@ -42,5 +42,11 @@ export const en: MailTexts = {
       action: 'Review your signed-in devices',
       after: ['If this was you, no action is needed. If not, sign that device out in your profile and change your password.'],
     },
+    'passkey-added': {
+      subject: 'A passkey was added to your account',
+      paragraphs: ['A passkey named "{{passkeyName}}" was just added to your account. It can now be used to sign in without a password.'],
+      action: 'Review your passkeys',
+      after: ['If you did not do this, remove the passkey from your profile and change your password.'],
+    },
   },
 }

@@ -42,5 +42,11 @@ export const es: MailTexts = {
       action: 'Revisar tus dispositivos con sesión iniciada',
       after: ['Si fuiste tú, no tienes que hacer nada. Si no, cierra la sesión de ese dispositivo desde tu perfil y cambia tu contraseña.'],
     },
+    'passkey-added': {
+      subject: 'Se añadió una llave de acceso a tu cuenta',
+      paragraphs: ['Se acaba de añadir a tu cuenta una llave de acceso llamada «{{passkeyName}}». Ahora puede usarse para iniciar sesión sin contraseña.'],
+      action: 'Revisar tus llaves de acceso',
+      after: ['Si no fuiste tú, quita la llave de acceso desde tu perfil y cambia tu contraseña.'],
+    },
   },
 }

@@ -42,5 +42,11 @@ export const fr: MailTexts = {
       action: 'Voir vos appareils connectés',
       after: ["Si c'était vous, vous n'avez rien à faire. Sinon, déconnectez cet appareil depuis votre profil et changez votre mot de passe."],
     },
+    'passkey-added': {
+      subject: "Une clé d'accès a été ajoutée à votre compte",
+      paragraphs: ["Une clé d'accès nommée « {{passkeyName}} » vient d'être ajoutée à votre compte. Elle permet désormais de se connecter sans mot de passe."],
+      action: "Voir vos clés d'accès",
+      after: ["Si ce n'était pas vous, retirez cette clé d'accès depuis votre profil et changez votre mot de passe."],
+    },
   },
 }

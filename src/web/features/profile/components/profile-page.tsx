@@ -3,6 +3,7 @@ import { Tab, TabList, TabPanel, Tabs } from '~web/components/ui/tabs'
 import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
 import { SignedInDevices } from '~web/features/security/components/signed-in-devices'
+import { PasskeysSection } from '~web/features/security/components/passkeys-section'
 import { useProfile } from '../api/get-profile'
 import { ChangePasswordForm } from './change-password-form'
 import { ProfileForm } from './profile-form'
@@ -26,6 +27,7 @@ export function ProfilePage() {
         <TabPanel value="security">
           <div className="space-y-6">
             <ChangePasswordForm />
+            <PasskeysSection />
             <SignedInDevices />
           </div>
         </TabPanel>
