@@ -179,7 +179,7 @@ async function seedUsers(db: Kysely<Database>, have: number, count: number, log:
     // Accounts arrive over two years in order, as they would have signed up: the table's
     // physical order follows created_at, as it does in a live database.
     await sql`
-      INSERT INTO users (name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at)
+      INSERT INTO users (name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at, last_sign_in_at, mfa_enabled)
       SELECT
         first || ' ' || last,
         lower(first || CASE WHEN r3 < 0.5 THEN '.' ELSE '_' END || last || g::text) || '@' || domain,
@@ -189,13 +189,17 @@ async function seedUsers(db: Kysely<Database>, have: number, count: number, log:
         CASE WHEN r2 < 0.88 THEN 'ACTIVE' WHEN r2 < 0.96 THEN 'INACTIVE' ELSE 'SUSPENDED' END,
         CASE WHEN r2 < 0.97 THEN created + interval '10 minutes' END,
         created,
-        created + (now() - created) * r3
+        created + (now() - created) * r3,
+        -- Four verified accounts in five have signed in, most of them lately; one in ten has a
+        -- second factor (the admin lists sort and filter on both).
+        CASE WHEN r2 < 0.97 AND r4 < 0.8 THEN created + (now() - created) * sqrt(r5) END,
+        r6 < 0.1
       FROM (
         SELECT g,
           (${textArray(FIRST_NAMES)})[1 + floor(random() * ${FIRST_NAMES.length})::int] AS first,
           (${textArray(LAST_NAMES)})[1 + floor(random() * ${LAST_NAMES.length})::int] AS last,
           (${textArray(DOMAINS)})[1 + floor(random() * ${DOMAINS.length})::int] AS domain,
-          random() AS r1, random() AS r2, random() AS r3,
+          random() AS r1, random() AS r2, random() AS r3, random() AS r4, random() AS r5, random() AS r6,
           now() - ${SPAN} + (g - 1 + random()) * (${SPAN} / ${total}) AS created
         FROM generate_series(${start}::int, ${end}::int) AS g
       ) generated

@@ -91,7 +91,7 @@ export async function signInThroughPage(page: Page, account: { email: string; pa
   if (!page.url().includes('/login')) await page.goto('/login')
   await page.getByLabel('Email').fill(account.email)
   await page.getByLabel('Password', { exact: true }).fill(account.password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
 }
 
 /**
