@@ -126,6 +126,33 @@ const SCREENS: Screen[] = [
       await page.getByRole('alert').waitFor()
     },
   },
+  {
+    // The language chooser of the signed-out pages, used: the page in French.
+    name: 'login-language-chosen',
+    who: 'visitor',
+    async open(page) {
+      await page.goto('/login')
+      await page.getByRole('combobox', { name: 'Language' }).selectOption('fr')
+      await h1(page, 'Connexion')
+      return async () => {
+        await page.goto('/login')
+        await page.getByRole('combobox', { name: 'Langue' }).selectOption('en')
+        await h1(page, 'Sign in')
+      }
+    },
+  },
+  {
+    name: 'login-session-ended',
+    who: 'visitor',
+    async open(page) {
+      await page.goto('/login')
+      await h1(page, 'Sign in')
+      // What the guard hands over when a session ended on its own (the router keeps it in history.state.usr).
+      await page.evaluate(() => window.history.replaceState({ ...window.history.state, usr: { sessionEnded: true } }, ''))
+      await page.reload()
+      await page.getByRole('status').filter({ hasText: 'Your session has ended. Please sign in again.' }).waitFor()
+    },
+  },
   at('visitor', 'register', '/register', 'Create an account'),
   {
     name: 'register-field-errors',
@@ -433,6 +460,8 @@ const SCREENS: Screen[] = [
 
   // The developer's and the moderator's own pages.
   at('developer', 'developer-dashboard', '/developer', 'Developer Dashboard'),
+  // Access Denied inside the app's frame, for a signed-in user sent there.
+  at('developer', 'unauthorized-signed-in', '/admin', 'Access Denied', (page) => page.getByRole('navigation', { name: 'Side menu' }).first().waitFor()),
   {
     name: 'developer-change-status',
     who: 'developer',
