@@ -3,13 +3,17 @@ import { parseArgs } from 'node:util'
 import { hash } from '@node-rs/argon2'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
+import { ConfigError, loadConfig } from '~server/config/env'
+import { DataDirLockedError, lockDataDir } from '~server/db/data-dir-lock'
+import { openDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
 import type { Database } from '~server/db/types'
 
 /**
  * `npm run db:seed [-- --users 1000000 --activities 10000000]`: fills the PostgreSQL database named
  * by DATABASE_URL with realistic users and activity entries, for benchmarks and for trying the
- * admin screens at scale. Set-based SQL (generate_series), a million rows per statement; the
+ * admin screens at scale; without DATABASE_URL, the embedded database under DATA_DIR (the server
+ * stopped), with a demo's worth by default. Set-based SQL (generate_series), a million rows per statement; the
  * secondary indexes and foreign keys are set aside during the load and rebuilt after it, which
  * is several times faster than maintaining them row by row. Every seeded account shares one
  * Argon2 hash of a random password nobody knows, so none of them can sign in.
@@ -303,38 +307,63 @@ async function seedActivities(db: Kysely<Database>, count: number, log: (line: s
   await sql`DROP TABLE seed_users, seed_admins`.execute(db)
 }
 
+/** Without DATABASE_URL: the embedded database of DATA_DIR, and a data set the size of a demo. */
+const EMBEDDED_DEFAULTS = { users: '200', activities: '2000' }
+const SERVER_DEFAULTS = { users: '1000000', activities: '10000000' }
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      users: { type: 'string', default: '1000000' },
-      activities: { type: 'string', default: '10000000' },
+      users: { type: 'string' },
+      activities: { type: 'string' },
       help: { type: 'boolean' },
     },
   })
-  const url = process.env.DATABASE_URL
-  if (values.help || !url) {
-    console.log('Usage: DATABASE_URL=postgres://... npm run db:seed [-- --users 1000000 --activities 10000000]')
-    process.exit(values.help ? 0 : 2)
+  if (values.help) {
+    console.log(
+      [
+        'Usage: npm run db:seed [-- --users N --activities N]',
+        `  with DATABASE_URL: that PostgreSQL database (default ${SERVER_DEFAULTS.users} users, ${SERVER_DEFAULTS.activities} entries)`,
+        `  without: the embedded database under DATA_DIR, with the server stopped (default ${EMBEDDED_DEFAULTS.users} users, ${EMBEDDED_DEFAULTS.activities} entries)`,
+      ].join('\n'),
+    )
+    process.exit(0)
   }
-  const users = Number(values.users)
-  const activities = Number(values.activities)
+  const url = process.env.DATABASE_URL || undefined
+  const defaults = url ? SERVER_DEFAULTS : EMBEDDED_DEFAULTS
+  const users = Number(values.users ?? defaults.users)
+  const activities = Number(values.activities ?? defaults.activities)
   if (!Number.isSafeInteger(users) || users < 0 || !Number.isSafeInteger(activities) || activities < 0) {
     console.error('--users and --activities take whole numbers')
     process.exit(2)
   }
-  const db = openLoaderDatabase(url)
   const started = Date.now()
-  try {
-    await seedDatabase(db, { users, activities })
-    console.log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`)
-  } finally {
-    await db.destroy()
+  if (url) {
+    const db = openLoaderDatabase(url)
+    try {
+      await seedDatabase(db, { users, activities })
+    } finally {
+      await db.destroy()
+    }
+  } else {
+    // The embedded database: one process at a time, so the server must be stopped first.
+    const { dataDir } = loadConfig()
+    const lock = await lockDataDir(dataDir)
+    const database = await openDatabase({ dataDir })
+    try {
+      console.log(`embedded database in ${dataDir}`)
+      await seedDatabase(database.db, { users, activities })
+    } finally {
+      await database.close()
+      await lock.release()
+    }
   }
+  console.log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   main().catch((error: unknown) => {
-    console.error(error)
+    console.error(error instanceof DataDirLockedError || error instanceof ConfigError ? `Cannot seed: ${error.message}` : error)
     process.exit(1)
   })
 }

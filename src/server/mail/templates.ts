@@ -77,5 +77,7 @@ export function renderMail(message: MailMessage, appName: string): RenderedMail 
       return compose(message, rendering, part, message.loginLink)
     case 'password-changed':
       return compose(message, rendering, part)
+    case 'passkey-added':
+      return compose(message, rendering, part, message.profileLink)
   }
 }

@@ -30,5 +30,11 @@ export const es: MailTexts = {
       paragraphs: ['La contraseña de tu cuenta acaba de cambiar y se han cerrado tus demás sesiones.'],
       after: ['Si no has sido tú, restablece tu contraseña ahora: {{resetLink}}'],
     },
+    'passkey-added': {
+      subject: 'Se añadió una llave de acceso a tu cuenta',
+      paragraphs: ['Se acaba de añadir a tu cuenta una llave de acceso llamada «{{passkeyName}}». Ahora puede usarse para iniciar sesión sin contraseña.'],
+      action: 'Revisar tus llaves de acceso',
+      after: ['Si no fuiste tú, quita la llave de acceso desde tu perfil y cambia tu contraseña.'],
+    },
   },
 }

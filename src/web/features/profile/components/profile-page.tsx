@@ -2,6 +2,7 @@ import { PageHeader } from '~web/components/ui/page-header'
 import { Tab, TabList, TabPanel, Tabs } from '~web/components/ui/tabs'
 import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
+import { PasskeysSection } from '~web/features/security/components/passkeys-section'
 import { useProfile } from '../api/get-profile'
 import { ChangePasswordForm } from './change-password-form'
 import { ProfileForm } from './profile-form'
@@ -24,6 +25,7 @@ export function ProfilePage() {
         </TabPanel>
         <TabPanel value="security">
           <ChangePasswordForm />
+          <PasskeysSection />
         </TabPanel>
       </Tabs>
     </div>
