@@ -315,6 +315,17 @@ describe('passkeys', () => {
   })
 
   describe('managing passkeys', () => {
+    it('shows the passkey entries under the Updates and Login filters of the activity log', async () => {
+      const staff = await quickSignIn(t, { role: 'ADMIN', name: 'Staff Passkey' })
+      const authenticator = new SoftwareAuthenticator(APP_ORIGIN)
+      await as(t, staff).post('/api/auth/passkeys/registration', { response: authenticator.create(await registrationOptions(t, staff)) })
+      expect((await signIn(t, authenticator.get(await signInOptions(t)))).statusCode).toBe(200)
+      const texts = async (filter: string) =>
+        ((await as(t, staff).get(`/api/activity?activity=${encodeURIComponent(filter)}`)).json().data.activities as { activity: string }[]).map((a) => a.activity)
+      expect(await texts('updated')).toContain('Added a passkey')
+      expect(await texts('logged in')).toContain('Logged in with a passkey')
+    })
+
     it('renames a passkey (1 to 64 characters) and records it', async () => {
       const { user, passkey } = await userWithPasskey(t)
       const renamed = await t.request('PATCH', `/api/auth/passkeys/${passkey.id}`, { token: user.accessToken, csrf: user.csrfToken, body: { name: 'Phone' } })
