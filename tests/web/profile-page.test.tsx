@@ -11,6 +11,9 @@ const me = makeUser({ name: 'Ann Smith', email: 'ann@example.com', phone: '555-0
 
 function renderProfile(api = installFakeApi()) {
   api.on('GET /users/profile', ok(me))
+  // The Security tab's other sections load their lists too (tests/web/passkeys-section.test.tsx, signed-in-devices.test.tsx).
+  api.on('GET /auth/passkeys', ok({ passkeys: [] }))
+  api.on('GET /auth/sessions', ok({ sessions: [] }))
   return { api, ...renderApp(<ProfilePage />, { url: '/profile', user: me }) }
 }
 
