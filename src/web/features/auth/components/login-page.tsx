@@ -1,4 +1,3 @@
-import KeyRound from 'lucide-react/icons/key-round'
 import { useEffect, useState } from 'react'
 import { Link, Navigate, useLocation, useNavigate } from 'react-router'
 import { Alert } from '~web/components/ui/alert'
@@ -149,7 +148,6 @@ export function LoginPage() {
             {t('passkeys.or')}
           </p>
           <Button variant="outline" className="w-full" onClick={() => void onPasskey()} disabled={passkeyBusy}>
-            <KeyRound aria-hidden className="size-4" />
             {passkeyBusy ? t('passkeys.signingIn') : t('passkeys.signIn')}
           </Button>
         </div>
