@@ -21,6 +21,7 @@ export const API_ACCESS = {
   'POST /auth/resend-verification': 'public',
   'POST /auth/forgot-password': 'public',
   'POST /auth/reset-password/:token': 'public',
+  'POST /auth/accept-invite/:token': 'public',
   'POST /auth/refresh-token': 'public',
   'POST /auth/logout': 'signed-in',
   'POST /auth/logout-all': 'signed-in',
@@ -38,6 +39,10 @@ export const API_ACCESS = {
   'GET /admin/users/:id': ADMIN_ONLY,
   'PUT /admin/users/:id': ADMIN_ONLY,
   'DELETE /admin/users/:id': ADMIN_ONLY,
+  'POST /admin/users': ADMIN_ONLY,
+  'POST /admin/users/:id/invitation': ADMIN_ONLY,
+  'POST /admin/users/:id/password-reset': ADMIN_ONLY,
+  'DELETE /admin/users/:id/sessions': ADMIN_ONLY,
   'GET /admin/stats': ADMIN_ONLY,
 
   'GET /health': 'public',

@@ -1,14 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Role } from '~shared/constants'
 import { API_ACCESS, type ApiEndpoint } from '~shared/permissions'
-import { useTestApp, type SignedIn, STRONG_PASSWORD } from '../support/test-app'
+import { useTestApp, type SignedIn, STRONG_PASSWORD, uniqueEmail } from '../support/test-app'
 import { dataUrl, pngImage } from './helpers/images'
 import { quickSignIn, quickUser } from './helpers/users'
 
 /**
  * Every profile, picture, activity and administration call against every role and anonymous:
  * the answers below, written out by hand from the product's rules (not read from the permission
- * table the server uses, so a wrong edit of that table fails here). 200 is success, 401 asks an
+ * table the server uses, so a wrong edit of that table fails here). 200 (201 for an invitation) is success, 401 asks an
  * anonymous caller to sign in, 403 refuses a role. Unsafe methods also need the session's own
  * CSRF token.
  */
@@ -23,7 +23,7 @@ interface Call {
 }
 
 type Area = Extract<ApiEndpoint, `${string} /users/${string}` | `${string} /activity` | `${string} /admin/${string}`>
-type Answer = 200 | 401 | 403
+type Answer = 200 | 201 | 401 | 403
 
 const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'GET /users/profile': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -38,6 +38,10 @@ const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'PUT /admin/users/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'DELETE /admin/users/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'GET /admin/stats': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /admin/users': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 201 },
+  'POST /admin/users/:id/invitation': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /admin/users/:id/password-reset': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'DELETE /admin/users/:id/sessions': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
 }
 
 describe('permission matrix', () => {
@@ -80,6 +84,15 @@ describe('permission matrix', () => {
     'PUT /admin/users/:id': async () => ({ method: 'PUT', url: `/api/admin/users/${(await quickUser(t)).id}`, body: { role: 'MODERATOR' } }),
     'DELETE /admin/users/:id': async () => ({ method: 'DELETE', url: `/api/admin/users/${(await quickUser(t, { status: 'INACTIVE' })).id}` }),
     'GET /admin/stats': async () => ({ method: 'GET', url: '/api/admin/stats' }),
+    'POST /admin/users': async () => ({ method: 'POST', url: '/api/admin/users', body: { name: 'Matrix Invitee', email: uniqueEmail('invitee'), role: 'CLIENT' } }),
+    'POST /admin/users/:id/invitation': async () => {
+      // Someone who has not joined yet: an unverified address.
+      const invitee = await quickUser(t)
+      await t.ctx.db.updateTable('users').set({ email_verified_at: null }).where('id', '=', invitee.id).execute()
+      return { method: 'POST', url: `/api/admin/users/${invitee.id}/invitation` }
+    },
+    'POST /admin/users/:id/password-reset': async () => ({ method: 'POST', url: `/api/admin/users/${(await quickUser(t)).id}/password-reset` }),
+    'DELETE /admin/users/:id/sessions': async () => ({ method: 'DELETE', url: `/api/admin/users/${(await quickUser(t)).id}/sessions` }),
   }
 
   const send = (call: Call, caller: Caller, csrf: 'own' | 'none' | 'foreign' = 'own') => {
@@ -105,7 +118,7 @@ describe('permission matrix', () => {
     const expected = EXPECTED[endpoint][caller]
     const response = await send(await calls[endpoint](caller), caller)
     expect(response.statusCode, response.body).toBe(expected)
-    if (expected === 200) {
+    if (expected === 200 || expected === 201) {
       if (String(response.headers['content-type'] ?? '').startsWith('application/json')) expect(response.json().success).toBe(true)
     } else {
       expect(response.json()).toMatchObject({ success: false, code: expected === 401 ? 'AUTH_REQUIRED' : 'FORBIDDEN' })

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { ActivityFilter } from '~shared/constants'
+import type { FieldChange } from '~shared/schemas/lists'
 import type { Database } from '~server/db/types'
 
 /**
@@ -19,21 +20,29 @@ export interface ActivityEntry {
   kind: ActivityKind
   activity: string
   details?: string | null
+  /** An admin edit's changed fields, from what to what (never a secret). */
+  changes?: FieldChange[] | null
   ip: string | null
   at: Date
 }
 
 export async function recordActivity(trx: Transaction<Database> | Kysely<Database>, entry: ActivityEntry): Promise<void> {
+  const actorId = entry.actorId ?? entry.userId
+  // Someone acting on another's account is named on the entry as they are named now, so the
+  // entry keeps saying who did it after they are renamed or deleted (decision 0117).
+  const actedForSomeoneElse = actorId !== null && actorId !== entry.userId
   await trx
     .insertInto('activities')
-    .values({
+    .values((eb) => ({
       user_id: entry.userId,
-      actor_id: entry.actorId ?? entry.userId,
+      actor_id: actorId,
+      actor_name: actedForSomeoneElse ? eb.selectFrom('users').select('name').where('id', '=', actorId) : null,
       kind: entry.kind,
       activity: entry.activity,
       details: entry.details ?? null,
+      changes: entry.changes && entry.changes.length > 0 ? JSON.stringify(entry.changes) : null,
       ip_address: entry.ip,
       created_at: entry.at,
-    })
+    }))
     .execute()
 }

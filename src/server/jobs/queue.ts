@@ -19,6 +19,8 @@ export type MailMessage =
   | { template: 'already-registered'; to: string; name: string; loginLink: string; resetLink: string }
   | { template: 'reset-password'; to: string; name: string; link: string }
   | { template: 'password-changed'; to: string; name: string; resetLink: string }
+  | { template: 'invitation'; to: string; name: string; link: string; invitedBy: string }
+  | { template: 'signed-out-by-admin'; to: string; name: string; resetLink: string }
 
 /**
  * "Send me a reset link" and "send me a new verification link", from someone who may or may not

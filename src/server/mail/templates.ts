@@ -87,5 +87,20 @@ export function renderMail(message: MailMessage): RenderedMail {
         paragraphs: ['The password of your account was just changed, and your other sessions were signed out.'],
         after: [`If you did not do this, reset your password now: ${message.resetLink}`],
       })
+    case 'invitation':
+      return compose(message.to, {
+        subject: 'You are invited to Accounts',
+        greeting,
+        paragraphs: [`${message.invitedBy} has created an account for you. Choose your password to join.`],
+        action: { label: 'Accept invitation', link: message.link },
+        after: ['This link expires in 7 days and can be used once. If you did not expect it, you can ignore this message.'],
+      })
+    case 'signed-out-by-admin':
+      return compose(message.to, {
+        subject: 'You were signed out of your account',
+        greeting,
+        paragraphs: ['An administrator signed your account out on every device. Sign in again to continue.'],
+        after: [`If you think someone else knows your password, reset it now: ${message.resetLink}`],
+      })
   }
 }
