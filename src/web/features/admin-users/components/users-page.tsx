@@ -1,6 +1,8 @@
 import { useRef, useState } from 'react'
+import UserPlus from 'lucide-react/icons/user-plus'
 import { type Role, STATUSES, type Status } from '~shared/constants'
 import type { User } from '~shared/schemas/user'
+import { Button } from '~web/components/ui/button'
 import { Card, CardContent } from '~web/components/ui/card'
 import { SearchField, SelectField } from '~web/components/ui/filter-fields'
 import { PageHeader } from '~web/components/ui/page-header'
@@ -14,7 +16,9 @@ import { useUsers } from '../api/get-users'
 import { ROLE_OPTIONS } from '../user-rules'
 import { DeleteUserDialog } from './delete-user-dialog'
 import { EditUserDialog } from './edit-user-dialog'
-import { UsersTable } from './users-table'
+import { InviteUserDialog } from './invite-user-dialog'
+import { type PendingSecurityAction, UserSecurityDialog } from './user-security-dialog'
+import { type OnSecurityAction, UsersTable } from './users-table'
 
 export function UsersPage() {
   const { t } = useI18n()
@@ -23,6 +27,8 @@ export function UsersPage() {
   const query = useUsers({ page: list.page, search: list.debouncedSearch, ...list.filters })
   const [editing, setEditing] = useState<User | null>(null)
   const [deleting, setDeleting] = useState<User | null>(null)
+  const [inviting, setInviting] = useState(false)
+  const [securing, setSecuring] = useState<PendingSecurityAction | null>(null)
   const area = useRef<HTMLDivElement>(null)
   // Whose actions button takes focus back when a dialog closes: the row's own, or, when it was
   // deleted, the row that took its place, the one before it, else the table or the search box.
@@ -40,6 +46,12 @@ export function UsersPage() {
     returnTo.current = [user.id, users[index + 1]?.id, users[index - 1]?.id].filter((id) => id !== undefined)
     setDeleting(user)
   }
+  // From the row menu or from the edit dialog (which closes first): a confirmation, then the action.
+  const secure: OnSecurityAction = (user, action) => {
+    returnTo.current = [user.id]
+    setEditing(null)
+    setSecuring({ user, action })
+  }
   const returnFocus = () => {
     const root = area.current
     if (!root) return null
@@ -50,7 +62,16 @@ export function UsersPage() {
 
   return (
     <div ref={area}>
-      <PageHeader title={total === undefined ? t('users.title') : t('users.titleWithCount', { count: total })} description={t('users.description')} />
+      <PageHeader
+        title={total === undefined ? t('users.title') : t('users.titleWithCount', { count: total })}
+        description={t('users.description')}
+        actions={
+          <Button onClick={() => setInviting(true)}>
+            <UserPlus aria-hidden className="size-4" />
+            {t('invitations.invite')}
+          </Button>
+        }
+      />
       <Card>
         <CardContent className="space-y-4 pt-4 sm:pt-6">
           <div className="grid grid-cols-1 gap-3 sm:grid-cols-[1fr_auto_auto]">
@@ -78,13 +99,15 @@ export function UsersPage() {
             <EmptyState title={t('users.empty')} />
           ) : (
             <>
-              <UsersTable users={users} actor={actor} onEdit={edit} onDelete={remove} />
+              <UsersTable users={users} actor={actor} onEdit={edit} onDelete={remove} onSecurityAction={secure} />
               <Pagination page={list.page} pages={query.data?.pagination.pages ?? 1} onChange={list.setPage} hideSingle />
             </>
           )}
         </CardContent>
       </Card>
-      <EditUserDialog user={editing} actor={actor} onClose={() => setEditing(null)} returnFocus={returnFocus} />
+      <EditUserDialog user={editing} actor={actor} onClose={() => setEditing(null)} returnFocus={returnFocus} onSecurityAction={secure} />
+      <InviteUserDialog open={inviting} onClose={() => setInviting(false)} />
+      <UserSecurityDialog pending={securing} onClose={() => setSecuring(null)} returnFocus={returnFocus} />
       <DeleteUserDialog user={deleting} onClose={() => setDeleting(null)} returnFocus={returnFocus} />
     </div>
   )

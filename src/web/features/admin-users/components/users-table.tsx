@@ -2,6 +2,9 @@ import type { ReactNode } from 'react'
 import EllipsisVertical from 'lucide-react/icons/ellipsis-vertical'
 import Pencil from 'lucide-react/icons/pencil'
 import Trash2 from 'lucide-react/icons/trash-2'
+import KeyRound from 'lucide-react/icons/key-round'
+import LogOut from 'lucide-react/icons/log-out'
+import MailPlus from 'lucide-react/icons/mail-plus'
 import type { User } from '~shared/schemas/user'
 import { Avatar } from '~web/components/ui/avatar'
 import { Badge, RoleBadge, StatusBadge } from '~web/components/ui/badge'
@@ -9,7 +12,13 @@ import { buttonClass } from '~web/components/ui/button'
 import { Menu, MenuContent, MenuItem, MenuTrigger } from '~web/components/ui/dropdown-menu'
 import { useI18n } from '~web/lib/i18n'
 import { formatDate } from '~web/lib/time'
+import { type UserSecurityAction, securityActionsFor } from '../security-actions'
 import { deleteBlockedReason, editBlockedReason } from '../user-rules'
+
+/** The admin's actions on a user's security, each opening its confirmation (`security-actions.ts`). */
+export type OnSecurityAction = (user: User, action: UserSecurityAction) => void
+
+const SECURITY_ICONS: Record<UserSecurityAction, typeof KeyRound> = { 'resend-invitation': MailPlus, 'password-reset': KeyRound, 'sign-out': LogOut }
 
 /**
  * The users table. On small screens each row becomes a card whose cells carry their column name,
@@ -17,7 +26,19 @@ import { deleteBlockedReason, editBlockedReason } from '../user-rules'
  * (the user's id) so focus can be given back to it when a dialog it opened closes; the table
  * itself can take focus when no row is left to take it.
  */
-export function UsersTable({ users, actor, onEdit, onDelete }: { users: User[]; actor: User; onEdit: (user: User) => void; onDelete: (user: User) => void }) {
+export function UsersTable({
+  users,
+  actor,
+  onEdit,
+  onDelete,
+  onSecurityAction,
+}: {
+  users: User[]
+  actor: User
+  onEdit: (user: User) => void
+  onDelete: (user: User) => void
+  onSecurityAction: OnSecurityAction
+}) {
   const { t } = useI18n()
   return (
     // From md up it is a real table; should it ever be wider than the card (a very long word in a
@@ -74,7 +95,7 @@ export function UsersTable({ users, actor, onEdit, onDelete }: { users: User[]; 
                 <span className="whitespace-nowrap">{formatDate(user.createdAt)}</span>
               </Cell>
               <td className="absolute top-3 right-0 md:static md:px-2 md:py-3 md:text-right xl:px-3">
-                <RowActions user={user} actor={actor} onEdit={onEdit} onDelete={onDelete} />
+                <RowActions user={user} actor={actor} onEdit={onEdit} onDelete={onDelete} onSecurityAction={onSecurityAction} />
               </td>
             </tr>
           ))}
@@ -93,8 +114,20 @@ function Cell({ label, children }: { label: string; children: ReactNode }) {
   )
 }
 
-/** Edit and Delete; an unavailable action stays reachable and says why. */
-function RowActions({ user, actor, onEdit, onDelete }: { user: User; actor: User; onEdit: (user: User) => void; onDelete: (user: User) => void }) {
+/** Edit, the security actions and Delete; an unavailable action stays reachable and says why. */
+function RowActions({
+  user,
+  actor,
+  onEdit,
+  onDelete,
+  onSecurityAction,
+}: {
+  user: User
+  actor: User
+  onEdit: (user: User) => void
+  onDelete: (user: User) => void
+  onSecurityAction: OnSecurityAction
+}) {
   const { t, tm } = useI18n()
   const editReason = editBlockedReason(actor, user)
   const deleteReason = deleteBlockedReason(actor, user)
@@ -108,6 +141,15 @@ function RowActions({ user, actor, onEdit, onDelete }: { user: User; actor: User
           <Pencil aria-hidden className="size-4" />
           {t('users.edit')}
         </MenuItem>
+        {securityActionsFor(actor, user).map(({ action, reason }) => {
+          const Icon = SECURITY_ICONS[action]
+          return (
+            <MenuItem key={action} id={`${action}-${user.id}`} reason={reason ? tm(reason) : null} onSelect={() => onSecurityAction(user, action)}>
+              <Icon aria-hidden className="size-4" />
+              {t(`userActions.${action}.menu`)}
+            </MenuItem>
+          )
+        })}
         <MenuItem id={`delete-${user.id}`} danger reason={deleteReason ? tm(deleteReason) : null} onSelect={() => onDelete(user)}>
           <Trash2 aria-hidden className="size-4" />
           {t('users.delete')}

@@ -1,0 +1,44 @@
+import type { ActivityActor, FieldChange } from '~shared/schemas/lists'
+import { type I18n, useI18n } from '~web/lib/i18n'
+import { useSession } from '~web/lib/session'
+
+/**
+ * What an admin's entry adds to an activity item: who acted ("by Ada Admin", or "by you" in the
+ * admin's own log) and, for an edit, each changed field from what to what, in the interface
+ * language (roles and statuses translated; a phone number's values are never sent).
+ */
+export function ActorLine({ actor }: { actor: ActivityActor }) {
+  const { t } = useI18n()
+  const me = useSession().user
+  return <p className="text-sm text-muted">{actor.id !== null && actor.id === me?.id ? t('audit.byYou') : t('audit.by', { name: actor.name })}</p>
+}
+
+function valueText(change: FieldChange, value: string | null, { t }: Pick<I18n, 't'>): string {
+  if (value === null) return ''
+  if (change.field === 'role' && ['ADMIN', 'DEVELOPER', 'MODERATOR', 'CLIENT'].includes(value)) return t(`roles.${value as 'ADMIN'}`)
+  if (change.field === 'status' && ['ACTIVE', 'INACTIVE', 'SUSPENDED'].includes(value)) return t(`statuses.${value as 'ACTIVE'}`)
+  return value
+}
+
+export function ChangeList({ changes }: { changes: FieldChange[] }) {
+  const i18n = useI18n()
+  const { t } = i18n
+  return (
+    <ul aria-label={t('audit.changes')} className="space-y-0.5 text-sm text-muted">
+      {changes.map((change) => (
+        <li key={change.field} className="break-words">
+          <span className="font-medium text-fg">{t(`users.${change.field}`)}</span>
+          {': '}
+          {change.from === null && change.to === null ? (
+            t('audit.changed')
+          ) : (
+            <>
+              <span>{valueText(change, change.from, i18n)}</span> <span aria-hidden>→</span>
+              <span className="sr-only"> {t('audit.to')}</span> <span>{valueText(change, change.to, i18n)}</span>
+            </>
+          )}
+        </li>
+      ))}
+    </ul>
+  )
+}
