@@ -20,13 +20,18 @@ function valueText(change: FieldChange, value: string | null, { t }: Pick<I18n, 
   return value
 }
 
+/**
+ * One line per change. Not a list: the entry is itself an item of a list, and pages count an
+ * entry's items. Each line ends with a separator a screen reader reads as a pause.
+ */
 export function ChangeList({ changes }: { changes: FieldChange[] }) {
   const i18n = useI18n()
   const { t } = i18n
   return (
-    <ul aria-label={t('audit.changes')} className="space-y-0.5 text-sm text-muted">
-      {changes.map((change) => (
-        <li key={change.field} className="break-words">
+    <p data-changes className="text-sm text-muted">
+      <span className="sr-only">{t('audit.changes')}: </span>
+      {changes.map((change, index) => (
+        <span key={change.field} className="block break-words">
           <span className="font-medium text-fg">{t(`users.${change.field}`)}</span>
           {': '}
           {change.from === null && change.to === null ? (
@@ -37,8 +42,9 @@ export function ChangeList({ changes }: { changes: FieldChange[] }) {
               <span className="sr-only"> {t('audit.to')}</span> <span>{valueText(change, change.to, i18n)}</span>
             </>
           )}
-        </li>
+          {index < changes.length - 1 ? <span className="sr-only">; </span> : null}
+        </span>
       ))}
-    </ul>
+    </p>
   )
 }
