@@ -229,10 +229,10 @@ describe("an admin's entries say who acted and what changed", () => {
     expect(item.textContent).toContain('Utilisateur Cleo Client (cleo@example.com) mis à jour')
   })
 
-  test('in the acting admin\'s own log: "by you"', async () => {
+  test("in the acting admin's own log too, the same words", async () => {
     installFakeApi().on('GET /activity', ok({ activities: [{ ...edited, user: undefined }], pagination: { page: 1, limit: 20, total: 1, pages: 1 } }))
     renderApp(<MyActivityPage />, { url: '/my-activity', user: admin })
     const item = within(await screen.findByRole('list', { name: 'Activity entries' })).getAllByRole('listitem')[0]!
-    expect(item.textContent).toContain('by you')
+    expect(item.textContent).toContain('by Ada Admin')
   })
 })

@@ -494,7 +494,6 @@ const de: Messages = {
   },
   audit: {
     by: 'von {{name}}',
-    byYou: 'von Ihnen',
     changes: 'Änderungen',
     changed: 'geändert',
     to: 'zu',

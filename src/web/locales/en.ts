@@ -508,7 +508,6 @@ export const en = {
   },
   audit: {
     by: 'by {{name}}',
-    byYou: 'by you',
     changes: 'Changes',
     changed: 'changed',
     to: 'to',

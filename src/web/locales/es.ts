@@ -494,7 +494,6 @@ const es: Messages = {
   },
   audit: {
     by: 'por {{name}}',
-    byYou: 'por ti',
     changes: 'Cambios',
     changed: 'cambiado',
     to: 'pasa a',

@@ -494,7 +494,6 @@ const fr: Messages = {
   },
   audit: {
     by: 'par {{name}}',
-    byYou: 'par vous',
     changes: 'Modifications',
     changed: 'modifié',
     to: 'devient',

@@ -1,16 +1,15 @@
 import type { ActivityActor, FieldChange } from '~shared/schemas/lists'
 import { type I18n, useI18n } from '~web/lib/i18n'
-import { useSession } from '~web/lib/session'
 
 /**
- * What an admin's entry adds to an activity item: who acted ("by Ada Admin", or "by you" in the
- * admin's own log) and, for an edit, each changed field from what to what, in the interface
- * language (roles and statuses translated; a phone number's values are never sent).
+ * What an admin's entry adds to an activity item: who acted ("by Ada Admin", everywhere the entry
+ * shows, so one entry reads the same in every log) and, for an edit, each changed field from what
+ * to what, in the interface language (roles and statuses translated; a phone number's values are
+ * never sent).
  */
 export function ActorLine({ actor }: { actor: ActivityActor }) {
   const { t } = useI18n()
-  const me = useSession().user
-  return <p className="text-sm text-muted">{actor.id !== null && actor.id === me?.id ? t('audit.byYou') : t('audit.by', { name: actor.name })}</p>
+  return <p className="text-sm text-muted">{t('audit.by', { name: actor.name })}</p>
 }
 
 function valueText(change: FieldChange, value: string | null, { t }: Pick<I18n, 't'>): string {
