@@ -65,6 +65,9 @@ export async function openApp(browser: Browser, baseURL: string, options: OpenOp
       viewport: options.viewport ?? { width: 1280, height: 800 },
       colorScheme: options.colorScheme ?? 'light',
       reducedMotion: options.reducedMotion ?? 'no-preference',
+      // A browser's own language, as every real one has: without it, Chromium on a C/POSIX system
+      // reports "en-US@posix", which Intl (and uPlot, which formats with it) refuses.
+      locale: 'en-US',
     }))
   const page = await context.newPage()
   const errors: string[] = []

@@ -30,7 +30,7 @@ export function SignUpsChart({ signUps }: { signUps: SignUps }) {
           <figcaption className="text-sm text-muted">{summary}</figcaption>
         </figure>
         <details className="text-sm">
-          <summary className="cursor-pointer rounded-sm text-primary focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none">
+          <summary className="cursor-pointer rounded-sm text-primary focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none dark:text-blue-300">
             {t('adminCharts.showTable')}
           </summary>
           <table className="mt-2 w-full max-w-sm text-left">
