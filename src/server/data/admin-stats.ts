@@ -47,10 +47,13 @@ export async function adminStats(db: Kysely<Database>, now: Date): Promise<Admin
 async function signUpsByDay(db: Kysely<Database>, now: Date): Promise<{ date: string; count: number }[]> {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
   const from = new Date(today - (SIGN_UP_DAYS - 1) * DAY_MS)
+  // Grouped by the date, turned into text only for the 30 groups (formatting each row costs more).
   const { rows } = await sql<{ day: string; n: string }>`
-    SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*) AS n
-    FROM users WHERE created_at >= ${from} AND created_at < ${new Date(today + DAY_MS)}
-    GROUP BY 1`.execute(db)
+    SELECT day::text AS day, n FROM (
+      SELECT (created_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n
+      FROM users WHERE created_at >= ${from} AND created_at < ${new Date(today + DAY_MS)}
+      GROUP BY 1
+    ) days`.execute(db)
   const byDay = new Map(rows.map((row) => [row.day, Number(row.n)]))
   return Array.from({ length: SIGN_UP_DAYS }, (_, index) => {
     const date = utcDay(new Date(from.getTime() + index * DAY_MS))
