@@ -44,6 +44,8 @@ export const API_ACCESS = {
   'POST /admin/users/:id/password-reset': ADMIN_ONLY,
   'DELETE /admin/users/:id/sessions': ADMIN_ONLY,
   'GET /admin/stats': ADMIN_ONLY,
+  'GET /admin/users/export': ADMIN_ONLY,
+  'GET /admin/activity-logs/export': ADMIN_ONLY,
 
   'GET /health': 'public',
   'GET /health/live': 'public',

@@ -29,7 +29,7 @@ const accept = (token: string, password = CHOSEN, confirmPassword = password) =>
 
 /** The newest invitation link mailed to an address, checked to be on APP_URL's accept page. */
 async function invitationLink(email: string): Promise<URL> {
-  const mails = (await mailTo(t, email)).filter((mail) => mail.subject === 'You are invited to Accounts')
+  const mails = (await mailTo(t, email)).filter((mail) => mail.subject === 'You are invited - Accounts')
   expect(mails.length, `invitation mail to ${email}`).toBeGreaterThan(0)
   const links = mails
     .at(-1)!
@@ -239,7 +239,7 @@ describe('an admin resends an invitation', () => {
   it('retires the invitation once the person reset a password instead', async () => {
     const { email, token } = await invited()
     await t.request('POST', '/api/auth/forgot-password', { body: { email } })
-    const reset = (await mailTo(t, email)).filter((mail) => mail.subject === 'Reset your password').at(-1)!
+    const reset = (await mailTo(t, email)).filter((mail) => mail.subject === 'Reset your password - Accounts').at(-1)!
     const resetToken = new URL(reset.links.find((link) => link.includes('/reset-password'))!).searchParams.get('token')!
     expect((await t.request('POST', `/api/auth/reset-password/${resetToken}`, { body: { password: CHOSEN, confirmPassword: CHOSEN } })).statusCode).toBe(200)
     expectExactFailure(await accept(token), 400, 'INVALID_TOKEN', INVALID)

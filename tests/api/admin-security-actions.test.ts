@@ -66,7 +66,7 @@ describe('an admin signs a user out everywhere', () => {
     }
     // The account itself is untouched: the user signs in again.
     expect((await t.login(target.email, target.password)).statusCode).toBe(200)
-    expect((await mailTo(t, target.email)).map((mail) => mail.subject)).toContain('You were signed out of your account')
+    expect((await mailTo(t, target.email)).map((mail) => mail.subject)).toContain('You were signed out of your account - Accounts')
     const entry = await t.ctx.db.selectFrom('activities').selectAll().where('user_id', '=', target.id).where('kind', '=', 'logged out').executeTakeFirstOrThrow()
     expect(entry).toMatchObject({ activity: `Logged out Simon Signout (${target.email}) everywhere`, actor_id: admin.id, actor_name: 'Ada Admin' })
   })

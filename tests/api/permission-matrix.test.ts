@@ -38,6 +38,8 @@ const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'PUT /admin/users/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'DELETE /admin/users/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'GET /admin/stats': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'GET /admin/users/export': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'GET /admin/activity-logs/export': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'POST /admin/users': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 201 },
   'POST /admin/users/:id/invitation': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'POST /admin/users/:id/password-reset': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
@@ -84,6 +86,8 @@ describe('permission matrix', () => {
     'PUT /admin/users/:id': async () => ({ method: 'PUT', url: `/api/admin/users/${(await quickUser(t)).id}`, body: { role: 'MODERATOR' } }),
     'DELETE /admin/users/:id': async () => ({ method: 'DELETE', url: `/api/admin/users/${(await quickUser(t, { status: 'INACTIVE' })).id}` }),
     'GET /admin/stats': async () => ({ method: 'GET', url: '/api/admin/stats' }),
+    'GET /admin/users/export': async () => ({ method: 'GET', url: '/api/admin/users/export?role=CLIENT&sort=name&order=asc&verified=true' }),
+    'GET /admin/activity-logs/export': async () => ({ method: 'GET', url: '/api/admin/activity-logs/export?activity=logged%20in&from=2020-01-01' }),
     'POST /admin/users': async () => ({ method: 'POST', url: '/api/admin/users', body: { name: 'Matrix Invitee', email: uniqueEmail('invitee'), role: 'CLIENT' } }),
     'POST /admin/users/:id/invitation': async () => {
       // Someone who has not joined yet: an unverified address.

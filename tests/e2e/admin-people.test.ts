@@ -35,7 +35,7 @@ describe('inviting a person', () => {
     await page.getByRole('menuitem', { name: 'Resend invitation' }).waitFor()
     await page.keyboard.press('Escape')
 
-    const mail = await e2e.server.mail.next(email, 'You are invited to Accounts')
+    const mail = await e2e.server.mail.next(email, 'You are invited - Accounts')
     const link = linkTo(mail, '/accept-invite')
     expect(link.origin).toBe(e2e.server.url)
 

@@ -7,7 +7,7 @@ import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { type UserRecord, userColumns } from '~server/data/users'
 import { conflict } from '~server/http/errors'
-import { stillActiveAdmin } from './admin-rules'
+import { type AdminAction, stillActiveAdmin } from './admin-rules'
 
 export interface InviteInput {
   name: string
@@ -23,7 +23,7 @@ export interface InviteInput {
  * choose a password (7 days, single-use). An address that has an account is a 409: an admin may
  * know who has one.
  */
-export async function inviteUser(ctx: AppContext, action: { actorId: string; ip: string }, input: InviteInput): Promise<UserRecord> {
+export async function inviteUser(ctx: AppContext, action: Omit<AdminAction, 'targetId'>, input: InviteInput): Promise<UserRecord> {
   const links = pageLinks(ctx.config.appUrl)
   const unusable = await ctx.hasher.hash(generateToken())
   return commitChange(ctx, async (c) => {
@@ -53,7 +53,7 @@ export async function inviteUser(ctx: AppContext, action: { actorId: string; ip:
       details: `role: ${created.role}`,
       ip: action.ip,
     })
-    await c.mail({ template: 'invitation', to: created.email, name: created.name, link: links.acceptInvite(token), invitedBy: actor.name })
+    await c.mail({ template: 'invitation', lang: action.lang, to: created.email, name: created.name, link: links.acceptInvite(token), invitedBy: actor.name })
     return created
   })
 }

@@ -27,6 +27,6 @@ export async function resendInvitation(ctx: AppContext, action: AdminAction): Pr
       activity: `Resent invitation to ${target.name} (${target.email})`,
       ip: action.ip,
     })
-    await c.mail({ template: 'invitation', to: target.email, name: target.name, link: links.acceptInvite(token), invitedBy: actor.name })
+    await c.mail({ template: 'invitation', lang: action.lang, to: target.email, name: target.name, link: links.acceptInvite(token), invitedBy: actor.name })
   })
 }

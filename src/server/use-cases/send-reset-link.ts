@@ -25,6 +25,6 @@ export async function sendResetLink(ctx: AppContext, action: AdminAction): Promi
       activity: `Sent password reset link to ${target.name} (${target.email})`,
       ip: action.ip,
     })
-    await c.mail({ template: 'reset-password', to: target.email, name: target.name, link: links.resetPassword(token) })
+    await c.mail({ template: 'reset-password', lang: action.lang, to: target.email, name: target.name, link: links.resetPassword(token) })
   })
 }

@@ -21,6 +21,8 @@ const loginSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => 
 export interface LoginLocationState {
   from?: string
   message?: string
+  /** The session ended without the user signing out (elsewhere, or it expired). */
+  sessionEnded?: boolean
 }
 
 export function LoginPage() {
@@ -64,6 +66,7 @@ export function LoginPage() {
       }
     >
       {state.message && !failure ? <Alert tone="success">{state.message}</Alert> : null}
+      {state.sessionEnded && !state.message && !failure ? <Alert tone="info">{t('login.sessionEnded')}</Alert> : null}
       {failure ? (
         <Alert tone="error">
           <p>{t(failure.key)}</p>

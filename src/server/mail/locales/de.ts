@@ -1,0 +1,45 @@
+import type { MailTexts } from './types'
+
+export const de: MailTexts = {
+  greeting: 'Hallo {{name}},',
+  copyLink: 'Oder kopieren Sie diese Adresse in Ihren Browser:',
+  templates: {
+    'verify-email': {
+      subject: 'Bestätigen Sie Ihre E-Mail-Adresse',
+      paragraphs: ['Vielen Dank für Ihre Registrierung bei {{appName}}. Bitte bestätigen Sie Ihre E-Mail-Adresse, um Ihr Konto zu aktivieren.'],
+      action: 'E-Mail-Adresse bestätigen',
+      after: ['Dieser Link ist 24 Stunden gültig. Wenn Sie sich nicht registriert haben, können Sie diese Nachricht ignorieren.'],
+    },
+    'already-registered': {
+      subject: 'Jemand hat versucht, sich mit Ihrer E-Mail-Adresse zu registrieren',
+      paragraphs: [
+        'Soeben hat jemand versucht, ein Konto mit dieser E-Mail-Adresse zu erstellen, für die bereits ein Konto besteht.',
+        'Wenn Sie das waren, melden Sie sich stattdessen an, oder setzen Sie Ihr Passwort zurück, falls Sie es vergessen haben.',
+      ],
+      action: 'Anmelden',
+      after: ['Passwort vergessen? {{resetLink}}', 'Wenn Sie das nicht waren, müssen Sie nichts tun: Ihr Konto ist unverändert.'],
+    },
+    'reset-password': {
+      subject: 'Setzen Sie Ihr Passwort zurück',
+      paragraphs: ['Wir haben eine Anfrage erhalten, das Passwort Ihres Kontos zurückzusetzen.'],
+      action: 'Passwort zurücksetzen',
+      after: ['Dieser Link ist 1 Stunde gültig und kann nur einmal verwendet werden. Wenn Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht.'],
+    },
+    'password-changed': {
+      subject: 'Ihr Passwort wurde geändert',
+      paragraphs: ['Das Passwort Ihres Kontos wurde soeben geändert, und Ihre anderen Sitzungen wurden abgemeldet.'],
+      after: ['Wenn Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück: {{resetLink}}'],
+    },
+    invitation: {
+      subject: 'Sie sind eingeladen',
+      paragraphs: ['{{invitedBy}} hat für Sie ein Konto bei {{appName}} angelegt. Wählen Sie Ihr Passwort, um beizutreten.'],
+      action: 'Einladung annehmen',
+      after: ['Dieser Link läuft in 7 Tagen ab und kann einmal verwendet werden. Wenn Sie ihn nicht erwartet haben, können Sie diese Nachricht ignorieren.'],
+    },
+    'signed-out-by-admin': {
+      subject: 'Sie wurden von Ihrem Konto abgemeldet',
+      paragraphs: ['Ein Administrator hat Ihr Konto auf allen Geräten abgemeldet. Melden Sie sich erneut an, um fortzufahren.'],
+      after: ['Wenn Sie glauben, dass jemand anderes Ihr Passwort kennt, setzen Sie es jetzt zurück: {{resetLink}}'],
+    },
+  },
+}

@@ -1,0 +1,45 @@
+import type { MailTexts } from './types'
+
+export const en: MailTexts = {
+  greeting: 'Hello {{name}},',
+  copyLink: 'Or copy this address into your browser:',
+  templates: {
+    'verify-email': {
+      subject: 'Verify your email address',
+      paragraphs: ['Thank you for registering with {{appName}}. Please confirm your email address to activate your account.'],
+      action: 'Verify email address',
+      after: ['This link expires in 24 hours. If you did not register, you can ignore this message.'],
+    },
+    'already-registered': {
+      subject: 'Someone tried to register with your email address',
+      paragraphs: [
+        'Someone just tried to create an account with this email address, which already has an account.',
+        'If it was you, sign in instead, or reset your password if you have forgotten it.',
+      ],
+      action: 'Sign in',
+      after: ['Forgot your password? {{resetLink}}', 'If it was not you, no action is needed: your account is unchanged.'],
+    },
+    'reset-password': {
+      subject: 'Reset your password',
+      paragraphs: ['We received a request to reset the password of your account.'],
+      action: 'Reset password',
+      after: ['This link expires in 1 hour and can be used once. If you did not ask for it, ignore this message.'],
+    },
+    'password-changed': {
+      subject: 'Your password was changed',
+      paragraphs: ['The password of your account was just changed, and your other sessions were signed out.'],
+      after: ['If you did not do this, reset your password now: {{resetLink}}'],
+    },
+    invitation: {
+      subject: 'You are invited',
+      paragraphs: ['{{invitedBy}} has created an account for you on {{appName}}. Choose your password to join.'],
+      action: 'Accept invitation',
+      after: ['This link expires in 7 days and can be used once. If you did not expect it, you can ignore this message.'],
+    },
+    'signed-out-by-admin': {
+      subject: 'You were signed out of your account',
+      paragraphs: ['An administrator signed your account out on every device. Sign in again to continue.'],
+      after: ['If you think someone else knows your password, reset it now: {{resetLink}}'],
+    },
+  },
+}

@@ -1,0 +1,45 @@
+import type { MailTexts } from './types'
+
+export const es: MailTexts = {
+  greeting: 'Hola, {{name}}:',
+  copyLink: 'O copia esta dirección en tu navegador:',
+  templates: {
+    'verify-email': {
+      subject: 'Verifica tu dirección de correo electrónico',
+      paragraphs: ['Gracias por registrarte en {{appName}}. Confirma tu dirección de correo electrónico para activar tu cuenta.'],
+      action: 'Verificar la dirección de correo',
+      after: ['Este enlace caduca en 24 horas. Si no te has registrado, puedes ignorar este mensaje.'],
+    },
+    'already-registered': {
+      subject: 'Alguien intentó registrarse con tu dirección de correo electrónico',
+      paragraphs: [
+        'Alguien acaba de intentar crear una cuenta con esta dirección de correo electrónico, que ya tiene una cuenta.',
+        'Si fuiste tú, inicia sesión, o restablece tu contraseña si la has olvidado.',
+      ],
+      action: 'Iniciar sesión',
+      after: ['¿Olvidaste tu contraseña? {{resetLink}}', 'Si no fuiste tú, no tienes que hacer nada: tu cuenta no ha cambiado.'],
+    },
+    'reset-password': {
+      subject: 'Restablece tu contraseña',
+      paragraphs: ['Hemos recibido una solicitud para restablecer la contraseña de tu cuenta.'],
+      action: 'Restablecer la contraseña',
+      after: ['Este enlace caduca en 1 hora y solo se puede usar una vez. Si no lo has pedido, ignora este mensaje.'],
+    },
+    'password-changed': {
+      subject: 'Tu contraseña ha cambiado',
+      paragraphs: ['La contraseña de tu cuenta acaba de cambiar y se han cerrado tus demás sesiones.'],
+      after: ['Si no has sido tú, restablece tu contraseña ahora: {{resetLink}}'],
+    },
+    invitation: {
+      subject: 'Te han invitado',
+      paragraphs: ['{{invitedBy}} ha creado una cuenta para ti en {{appName}}. Elige tu contraseña para unirte.'],
+      action: 'Aceptar invitación',
+      after: ['Este enlace caduca en 7 días y solo se puede usar una vez. Si no lo esperabas, puedes ignorar este mensaje.'],
+    },
+    'signed-out-by-admin': {
+      subject: 'Se cerró la sesión de tu cuenta',
+      paragraphs: ['Un administrador cerró la sesión de tu cuenta en todos tus dispositivos. Vuelve a iniciar sesión para continuar.'],
+      after: ['Si crees que otra persona conoce tu contraseña, restablécela ahora: {{resetLink}}'],
+    },
+  },
+}

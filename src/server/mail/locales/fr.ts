@@ -1,0 +1,45 @@
+import type { MailTexts } from './types'
+
+export const fr: MailTexts = {
+  greeting: 'Bonjour {{name}},',
+  copyLink: 'Ou copiez cette adresse dans votre navigateur :',
+  templates: {
+    'verify-email': {
+      subject: 'Vérifiez votre adresse e-mail',
+      paragraphs: ['Merci de vous être inscrit sur {{appName}}. Veuillez confirmer votre adresse e-mail pour activer votre compte.'],
+      action: "Vérifier l'adresse e-mail",
+      after: ['Ce lien expire dans 24 heures. Si vous ne vous êtes pas inscrit, vous pouvez ignorer ce message.'],
+    },
+    'already-registered': {
+      subject: "Quelqu'un a essayé de s'inscrire avec votre adresse e-mail",
+      paragraphs: [
+        "Quelqu'un vient d'essayer de créer un compte avec cette adresse e-mail, qui a déjà un compte.",
+        "Si c'était vous, connectez-vous plutôt, ou réinitialisez votre mot de passe si vous l'avez oublié.",
+      ],
+      action: 'Se connecter',
+      after: ['Mot de passe oublié ? {{resetLink}}', "Si ce n'était pas vous, vous n'avez rien à faire : votre compte est inchangé."],
+    },
+    'reset-password': {
+      subject: 'Réinitialisez votre mot de passe',
+      paragraphs: ['Nous avons reçu une demande de réinitialisation du mot de passe de votre compte.'],
+      action: 'Réinitialiser le mot de passe',
+      after: ["Ce lien expire dans 1 heure et ne peut servir qu'une fois. Si vous ne l'avez pas demandé, ignorez ce message."],
+    },
+    'password-changed': {
+      subject: 'Votre mot de passe a été modifié',
+      paragraphs: ["Le mot de passe de votre compte vient d'être modifié, et vos autres sessions ont été déconnectées."],
+      after: ["Si ce n'était pas vous, réinitialisez votre mot de passe maintenant : {{resetLink}}"],
+    },
+    invitation: {
+      subject: 'Vous êtes invité',
+      paragraphs: ['{{invitedBy}} vous a créé un compte sur {{appName}}. Choisissez votre mot de passe pour le rejoindre.'],
+      action: "Accepter l'invitation",
+      after: ["Ce lien expire dans 7 jours et ne peut servir qu'une fois. Si vous ne l'attendiez pas, vous pouvez ignorer ce message."],
+    },
+    'signed-out-by-admin': {
+      subject: 'Vous avez été déconnecté de votre compte',
+      paragraphs: ['Un administrateur a déconnecté votre compte sur tous vos appareils. Reconnectez-vous pour continuer.'],
+      after: ["Si vous pensez que quelqu'un d'autre connaît votre mot de passe, réinitialisez-le maintenant : {{resetLink}}"],
+    },
+  },
+}
