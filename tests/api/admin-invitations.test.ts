@@ -75,6 +75,21 @@ describe('an admin invites a person', () => {
     expect(new Date(stored.expires_at).getTime() - new Date(stored.created_at).getTime()).toBe(7 * 24 * 3600 * 1000)
   })
 
+  it("is written in the language of the admin's request", async () => {
+    const email = uniqueEmail('invitee')
+    const response = await t.request('POST', '/api/admin/users', {
+      token: admin.accessToken,
+      csrf: admin.csrfToken,
+      body: { name: 'Severo Ochoa', email, role: 'CLIENT' },
+      headers: { 'accept-language': 'es' },
+    })
+    expectSuccess(response, 201)
+    const [mail] = await mailTo(t, email)
+    expect(mail!.subject).toBe('Te han invitado - Accounts')
+    expect(mail!.text).toContain('Ada Admin ha creado una cuenta para ti en Accounts.')
+    expect(mail!.text).toContain('Aceptar invitación: http://app.test/accept-invite?token=')
+  })
+
   it('records the invitation, naming the admin, in the same write', async () => {
     const { user } = await invited()
     const entry = await t.ctx.db.selectFrom('activities').selectAll().where('user_id', '=', user.id).executeTakeFirstOrThrow()
