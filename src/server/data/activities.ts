@@ -1,6 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { ActivityFilter } from '~shared/constants'
-import type { FieldChange } from '~shared/schemas/lists'
 import type { Database } from '~server/db/types'
 
 /**
@@ -20,8 +19,12 @@ export interface ActivityEntry {
   kind: ActivityKind
   activity: string
   details?: string | null
-  /** An admin edit's changed fields, from what to what (never a secret). */
-  changes?: FieldChange[] | null
+  /**
+   * An admin edit's changed fields, from what to what (never a secret): `FieldChange` of the
+   * shared list schemas, written out so that every writer of the log (sign-in among them) does
+   * not import those schemas.
+   */
+  changes?: { field: string; from: string | null; to: string | null }[] | null
   ip: string | null
   at: Date
 }
