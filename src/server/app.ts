@@ -12,9 +12,11 @@ import { registerJsonBodyParser } from '~server/http/json-body'
 import { registerSecurityHeaders } from '~server/http/security-headers'
 import { healthRoutes } from '~server/routes/health'
 import { invitationRoutes } from '~server/routes/auth/invitation'
+import { passkeyRoutes } from '~server/routes/auth/passkeys'
 import { passwordResetRoutes } from '~server/routes/auth/password-reset'
 import { registrationRoutes } from '~server/routes/auth/registration'
 import { sessionRoutes } from '~server/routes/auth/session'
+import { deviceRoutes } from '~server/routes/auth/devices'
 import { signInRoutes } from '~server/routes/auth/sign-in'
 import { outboxRoutes } from '~server/routes/dev-outbox'
 import { webRoutes } from '~server/routes/web'
@@ -91,6 +93,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(registrationRoutes(ctx))
       await api.register(signInRoutes(ctx))
       await api.register(sessionRoutes(ctx))
+      await api.register(deviceRoutes(ctx))
+      await api.register(passkeyRoutes(ctx))
       await api.register(passwordResetRoutes(ctx))
       await api.register(invitationRoutes(ctx))
       await api.register(profileRoutes(ctx))
@@ -106,6 +110,6 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(metricsRoutes(ctx))
   if (options.outboxPage) await app.register(outboxRoutes(ctx))
-  if (options.webDir) await app.register(webRoutes(options.webDir, { supportEmail: ctx.config.supportEmail }))
+  if (options.webDir) await app.register(webRoutes(options.webDir, { appName: ctx.config.appName, supportEmail: ctx.config.supportEmail }))
   return app
 }

@@ -36,5 +36,6 @@ export function pageLinks(origin: string) {
     acceptInvite: (token: string) => `${origin}${paths.acceptInvite}?token=${encodeURIComponent(token)}`,
     login: () => `${origin}${paths.login}`,
     forgotPassword: () => `${origin}${paths.forgotPassword}`,
+    profile: () => `${origin}${paths.profile}`,
   }
 }

@@ -1,12 +1,15 @@
+import crypto from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Role } from '~shared/constants'
 import { API_ACCESS, type ApiEndpoint } from '~shared/permissions'
+import { hashToken } from '~server/auth/secure-token'
+import { SoftwareAuthenticator } from '../support/software-authenticator'
 import { useTestApp, type SignedIn, STRONG_PASSWORD, uniqueEmail } from '../support/test-app'
 import { dataUrl, pngImage } from './helpers/images'
 import { quickSignIn, quickUser } from './helpers/users'
 
 /**
- * Every profile, picture, activity and administration call against every role and anonymous:
+ * Every signed-in devices, profile, picture, activity and administration call against every role and anonymous:
  * the answers below, written out by hand from the product's rules (not read from the permission
  * table the server uses, so a wrong edit of that table fails here). 200 (201 for an invitation) is success, 401 asks an
  * anonymous caller to sign in, 403 refuses a role. Unsafe methods also need the session's own
@@ -17,15 +20,21 @@ type Caller = 'anonymous' | Role
 const CALLERS: Caller[] = ['anonymous', 'CLIENT', 'DEVELOPER', 'MODERATOR', 'ADMIN']
 
 interface Call {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   url: string
   body?: unknown
 }
 
-type Area = Extract<ApiEndpoint, `${string} /users/${string}` | `${string} /activity` | `${string} /admin/${string}`>
+type Area = Extract<
+  ApiEndpoint,
+  `${string} /auth/sessions${string}` | `${string} /users/${string}` | `${string} /activity` | `${string} /admin/${string}` | `${string} /auth/passkeys${string}`
+>
 type Answer = 200 | 201 | 401 | 403
 
 const EXPECTED: Record<Area, Record<Caller, Answer>> = {
+  'GET /auth/sessions': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'DELETE /auth/sessions/:id': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'DELETE /auth/sessions': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'GET /users/profile': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'PUT /users/profile': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'PUT /users/change-password': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -44,12 +53,34 @@ const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'POST /admin/users/:id/invitation': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'POST /admin/users/:id/password-reset': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'DELETE /admin/users/:id/sessions': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /auth/passkeys/registration/options': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'POST /auth/passkeys/registration': { anonymous: 401, CLIENT: 201, DEVELOPER: 201, MODERATOR: 201, ADMIN: 201 },
+  'GET /auth/passkeys': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'PATCH /auth/passkeys/:id': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'DELETE /auth/passkeys/:id': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'POST /auth/passkeys/authentication/options': { anonymous: 200, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'POST /auth/passkeys/authentication': { anonymous: 200, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
 }
 
 describe('permission matrix', () => {
   const t = useTestApp()
   const callers = {} as Record<Role, SignedIn>
   let picture = ''
+  const authenticator = new SoftwareAuthenticator('http://app.test')
+  /** A passkey sign-in's response, from a passkey of someone outside the matrix. */
+  let passkeyHolder: SignedIn
+
+  const post = (user: SignedIn, url: string, body?: unknown) =>
+    t.request('POST', url, { token: user.accessToken, csrf: user.csrfToken, ...(body !== undefined ? { body } : {}) })
+  /** A registration response answering the caller's own fresh challenge. */
+  const registrationBody = async (user: SignedIn) => ({
+    response: authenticator.create((await post(user, '/api/auth/passkeys/registration/options')).json().data),
+  })
+  /** A passkey of the caller's (anonymous callers are refused before it matters). */
+  const passkeyOf = async (caller: Caller) => {
+    if (caller === 'anonymous') return '00000000-0000-4000-8000-000000000000'
+    return (await post(callers[caller], '/api/auth/passkeys/registration', await registrationBody(callers[caller]))).json().data.passkey.id as string
+  }
 
   beforeAll(async () => {
     for (const role of ['CLIENT', 'DEVELOPER', 'MODERATOR', 'ADMIN'] as const) callers[role] = await quickSignIn(t, { role, name: `Matrix ${role}` })
@@ -61,10 +92,16 @@ describe('permission matrix', () => {
       body: { profilePicture: dataUrl(await pngImage()) },
     })
     picture = uploaded.json().data.profilePicture
+    passkeyHolder = await quickSignIn(t, { name: 'Passkey Holder' })
+    await post(passkeyHolder, '/api/auth/passkeys/registration', await registrationBody(passkeyHolder))
   })
 
   /** A valid request for each call, so that an allowed caller really succeeds. */
   const calls: Record<Area, (caller: Caller) => Promise<Call>> = {
+    'GET /auth/sessions': async () => ({ method: 'GET', url: '/api/auth/sessions' }),
+    // Another session of the caller's own, signed in for the occasion.
+    'DELETE /auth/sessions/:id': async (caller) => ({ method: 'DELETE', url: `/api/auth/sessions/${await otherSessionOf(caller)}` }),
+    'DELETE /auth/sessions': async () => ({ method: 'DELETE', url: '/api/auth/sessions' }),
     'GET /users/profile': async () => ({ method: 'GET', url: '/api/users/profile' }),
     'PUT /users/profile': async () => ({ method: 'PUT', url: '/api/users/profile', body: { name: 'Matrix Renamed' } }),
     'PUT /users/change-password': async () => ({
@@ -97,6 +134,34 @@ describe('permission matrix', () => {
     },
     'POST /admin/users/:id/password-reset': async () => ({ method: 'POST', url: `/api/admin/users/${(await quickUser(t)).id}/password-reset` }),
     'DELETE /admin/users/:id/sessions': async () => ({ method: 'DELETE', url: `/api/admin/users/${(await quickUser(t)).id}/sessions` }),
+    'POST /auth/passkeys/registration/options': async () => ({ method: 'POST', url: '/api/auth/passkeys/registration/options' }),
+    'POST /auth/passkeys/registration': async (caller) => ({
+      method: 'POST',
+      url: '/api/auth/passkeys/registration',
+      body: caller === 'anonymous' ? { response: {} } : await registrationBody(callers[caller]),
+    }),
+    'GET /auth/passkeys': async () => ({ method: 'GET', url: '/api/auth/passkeys' }),
+    'PATCH /auth/passkeys/:id': async (caller) => ({ method: 'PATCH', url: `/api/auth/passkeys/${await passkeyOf(caller)}`, body: { name: 'Matrix key' } }),
+    'DELETE /auth/passkeys/:id': async (caller) => ({ method: 'DELETE', url: `/api/auth/passkeys/${await passkeyOf(caller)}` }),
+    'POST /auth/passkeys/authentication/options': async () => ({ method: 'POST', url: '/api/auth/passkeys/authentication/options' }),
+    'POST /auth/passkeys/authentication': async () => {
+      const options = (await t.request('POST', '/api/auth/passkeys/authentication/options')).json().data
+      return {
+        method: 'POST',
+        url: '/api/auth/passkeys/authentication',
+        body: { response: authenticator.get(options, { credentialId: authenticator.credentials[0]!.id }) },
+      }
+    },
+  }
+
+  async function otherSessionOf(caller: Caller): Promise<string> {
+    if (caller === 'anonymous') return crypto.randomUUID()
+    const user = callers[caller]
+    const signedIn = await t.login(user.email, user.password)
+    expect(signedIn.statusCode, signedIn.body).toBe(200)
+    const token = hashToken(signedIn.json().data.refreshToken)
+    const row = await t.ctx.db.selectFrom('refresh_tokens').select('session_id').where('token_hash', '=', token).executeTakeFirstOrThrow()
+    return row.session_id
   }
 
   const send = (call: Call, caller: Caller, csrf: 'own' | 'none' | 'foreign' = 'own') => {
@@ -110,8 +175,8 @@ describe('permission matrix', () => {
     })
   }
 
-  it('covers every profile, picture, activity and administration endpoint of the permission table', () => {
-    const inTable = Object.keys(API_ACCESS).filter((key) => / \/(users|activity|admin)/.test(key))
+  it('covers every signed-in devices, passkey, profile, picture, activity and administration endpoint of the permission table', () => {
+    const inTable = Object.keys(API_ACCESS).filter((key) => / \/(auth\/sessions|users|activity|admin|auth\/passkeys)/.test(key))
     expect(Object.keys(calls).sort()).toEqual(inTable.sort())
     expect(Object.keys(EXPECTED).sort()).toEqual(inTable.sort())
   })
@@ -129,7 +194,8 @@ describe('permission matrix', () => {
     }
   })
 
-  const unsafe = (Object.keys(calls) as Area[]).filter((endpoint) => !endpoint.startsWith('GET '))
+  // Public calls take no session, so no CSRF token either.
+  const unsafe = (Object.keys(calls) as Area[]).filter((endpoint) => !endpoint.startsWith('GET ') && EXPECTED[endpoint].anonymous === 401)
   const csrfCells = unsafe.flatMap((endpoint) =>
     (['CLIENT', 'ADMIN'] as const).flatMap((caller) => (['none', 'foreign'] as const).map((csrf) => [endpoint, caller, csrf] as const)),
   )
@@ -139,7 +205,7 @@ describe('permission matrix', () => {
     const before = await t.ctx.db.selectFrom('users').select(['id', 'name', 'role', 'status', 'picture_id', 'password_hash']).orderBy('id').execute()
     const response = await send(call, caller, csrf)
     expect(response.statusCode, response.body).toBe(403)
-    if (EXPECTED[endpoint][caller] === 200) expect(response.json().code).toBe('CSRF_INVALID')
+    if (EXPECTED[endpoint][caller] !== 403) expect(response.json().code).toBe('CSRF_INVALID')
     const after = await t.ctx.db.selectFrom('users').select(['id', 'name', 'role', 'status', 'picture_id', 'password_hash']).orderBy('id').execute()
     expect(after).toEqual(before)
   })

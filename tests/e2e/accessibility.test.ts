@@ -73,12 +73,42 @@ const failing = answer(500, { success: false, message: 'Internal server error' }
 /** The sign-in page's code: holding it keeps a page whose timer goes on to /login where it is. */
 const LOGIN_CHUNK = /\/assets\/login-page-[^/]+\.js$/
 
+/** Two passkeys, one with a long name, as the Security tab lists them. */
+const PASSKEYS = [
+  {
+    id: '00000000-0000-4000-8000-000000000001',
+    name: 'MacBook Pro (work), Touch ID in the keyboard',
+    createdAt: '2026-01-05T10:00:00.000Z',
+    lastUsedAt: '2026-03-01T08:30:00.000Z',
+  },
+  { id: '00000000-0000-4000-8000-000000000002', name: 'Security key', createdAt: '2026-02-11T16:20:00.000Z', lastUsedAt: null },
+] as const
+
+async function showPasskeys(page: Page) {
+  await page.route('**/api/auth/passkeys', (route) =>
+    route.request().method() === 'GET' ? route.fulfill(answer(200, { success: true, data: { passkeys: PASSKEYS } })) : route.continue(),
+  )
+  await page.goto('/profile')
+  await page.getByRole('tab', { name: 'Security' }).click()
+  await page.getByRole('list', { name: 'Your passkeys' }).waitFor()
+}
+
 async function openActions(page: Page, who: { name: string; email: string }) {
   await page.goto('/admin/users')
   await page.getByLabel('Search users').fill(who.email)
   await page.getByRole('heading', { name: 'User Management (1)' }).waitFor()
   await page.getByRole('button', { name: `Actions for ${who.name}`, exact: true }).click()
   await page.getByRole('menu').waitFor()
+}
+
+/** Signs the administrator in once more, as Firefox on Windows, so the devices list has another device. */
+async function signInElsewhere(page: Page) {
+  const { email, password } = e2e.server.admin
+  const answer = await page.request.post('/api/auth/login', {
+    data: { email, password },
+    headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0' },
+  })
+  expect(answer.status()).toBe(200)
 }
 
 const SCREENS: Screen[] = [
@@ -92,8 +122,35 @@ const SCREENS: Screen[] = [
       await page.goto('/login')
       await page.getByLabel('Email').fill(e2e.server.admin.email)
       await page.getByLabel('Password', { exact: true }).fill('Wrong-Horse-99!')
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click()
       await page.getByRole('alert').waitFor()
+    },
+  },
+  {
+    // The language chooser of the signed-out pages, used: the page in French.
+    name: 'login-language-chosen',
+    who: 'visitor',
+    async open(page) {
+      await page.goto('/login')
+      await page.getByRole('combobox', { name: 'Language' }).selectOption('fr')
+      await h1(page, 'Connexion')
+      return async () => {
+        await page.goto('/login')
+        await page.getByRole('combobox', { name: 'Langue' }).selectOption('en')
+        await h1(page, 'Sign in')
+      }
+    },
+  },
+  {
+    name: 'login-session-ended',
+    who: 'visitor',
+    async open(page) {
+      await page.goto('/login')
+      await h1(page, 'Sign in')
+      // What the guard hands over when a session ended on its own (the router keeps it in history.state.usr).
+      await page.evaluate(() => window.history.replaceState({ ...window.history.state, usr: { sessionEnded: true } }, ''))
+      await page.reload()
+      await page.getByRole('status').filter({ hasText: 'Your session has ended. Please sign in again.' }).waitFor()
     },
   },
   at('visitor', 'register', '/register', 'Create an account'),
@@ -247,9 +304,61 @@ const SCREENS: Screen[] = [
     name: 'profile-security',
     who: 'admin',
     async open(page) {
+      // Another device in the signed-in devices list, with its Sign out button.
+      await signInElsewhere(page)
       await page.goto('/profile')
       await page.getByRole('tab', { name: 'Security' }).click()
       await page.getByLabel('Current Password').waitFor()
+      await page.getByRole('list', { name: 'Signed-in devices' }).getByText('Firefox 133 on Windows').first().waitFor()
+    },
+  },
+  {
+    name: 'sign-out-other-devices-dialog',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await signInElsewhere(page)
+      await page.goto('/profile')
+      await page.getByRole('tab', { name: 'Security' }).click()
+      await page.getByRole('button', { name: 'Sign out of all other devices' }).click()
+      await page.getByRole('dialog', { name: 'Sign out of all other devices?' }).waitFor()
+    },
+  },
+  {
+    name: 'profile-passkeys',
+    who: 'admin',
+    async open(page) {
+      await showPasskeys(page)
+    },
+  },
+  {
+    name: 'profile-passkey-rename',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await showPasskeys(page)
+      await page.getByRole('button', { name: `Rename ${PASSKEYS[1].name}` }).click()
+      await page.getByRole('dialog', { name: 'Rename passkey' }).getByLabel('Passkey name').waitFor()
+    },
+  },
+  {
+    name: 'profile-passkey-remove',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await showPasskeys(page)
+      await page.getByRole('button', { name: `Remove ${PASSKEYS[0].name}` }).click()
+      await page.getByRole('dialog', { name: 'Remove this passkey?' }).waitFor()
+    },
+  },
+  {
+    name: 'login-passkey-not-used',
+    who: 'visitor',
+    async open(page) {
+      // At 127.0.0.1 no passkey can be used (WebAuthn refuses an IP address): the page says so.
+      await page.goto('/login')
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+      await page.getByRole('alert').filter({ hasText: 'No passkey was used.' }).waitFor()
     },
   },
   {
@@ -308,6 +417,9 @@ const SCREENS: Screen[] = [
     },
   },
   at('admin', 'user-management', '/admin/users', /^User Management \(\d+\)$/),
+  // Sorted by a column (its header's aria-sort and arrow), with the verification, two-factor
+  // and dormancy filters set and the last sign-in column showing.
+  at('admin', 'user-management-sorted-filtered', '/admin/users?sort=lastSignInAt&order=asc&verified=true&mfa=false&inactive=365', /^User Management \(\d+\)$/),
   {
     name: 'user-management-unavailable-actions',
     who: 'admin',
@@ -376,6 +488,9 @@ const SCREENS: Screen[] = [
     },
   },
   at('admin', 'activity-logs', '/admin/activity-logs', 'Activity Logs', (page) => page.getByRole('list', { name: 'Activity entries' }).waitFor()),
+  at('admin', 'activity-logs-date-range', '/admin/activity-logs?from=2020-01-01&to=2099-12-31', 'Activity Logs', (page) =>
+    page.getByRole('list', { name: 'Activity entries' }).waitFor(),
+  ),
   {
     name: 'activity-logs-nothing-found',
     who: 'admin',
@@ -401,6 +516,8 @@ const SCREENS: Screen[] = [
 
   // The developer's and the moderator's own pages.
   at('developer', 'developer-dashboard', '/developer', 'Developer Dashboard'),
+  // Access Denied inside the app's frame, for a signed-in user sent there.
+  at('developer', 'unauthorized-signed-in', '/admin', 'Access Denied', (page) => page.getByRole('navigation', { name: 'Side menu' }).first().waitFor()),
   {
     name: 'developer-change-status',
     who: 'developer',

@@ -43,6 +43,8 @@ export interface SessionsTable {
   user_agent: string | null
   /** The current refresh token, sealed, for replays within the grace (migration 0007). */
   refresh_token_sealed: Buffer | null
+  /** When the session last passed the session check, to the minute (migration 0009). */
+  last_used_at: Timestamp | null
 }
 
 export interface RefreshTokensTable {
@@ -123,6 +125,34 @@ export interface ActivityCountsTable {
   n: ColumnType<string, string | number, string | number>
 }
 
+/** A registered WebAuthn credential (migration 0011). */
+export interface PasskeysTable {
+  id: Generated<string>
+  user_id: string
+  /** The credential's id as the browser names it, base64url. */
+  credential_id: string
+  /** COSE-encoded public key. */
+  public_key: Buffer
+  /** The signature counter last reported (0 when the authenticator keeps none); bigint. */
+  counter: ColumnType<string | number, number | undefined, number>
+  transports: ColumnType<string[], string[] | undefined, string[]>
+  backed_up: ColumnType<boolean, boolean | undefined, boolean>
+  name: string
+  created_at: Timestamp
+  last_used_at: Timestamp | null
+}
+
+export type WebAuthnChallengePurpose = 'registration' | 'authentication'
+
+/** Challenges handed out with passkey options, by hash; single-use (migration 0011). */
+export interface WebAuthnChallengesTable {
+  challenge_hash: Buffer
+  purpose: WebAuthnChallengePurpose
+  user_id: string | null
+  created_at: Timestamp
+  expires_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   pictures: PicturesTable
@@ -134,6 +164,8 @@ export interface Database {
   activities: ActivitiesTable
   rate_limits: RateLimitsTable
   mail_jobs: MailJobsTable
+  passkeys: PasskeysTable
+  webauthn_challenges: WebAuthnChallengesTable
 }
 
 export type UserRow = Selectable<UsersTable>

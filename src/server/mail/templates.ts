@@ -79,5 +79,18 @@ export function renderMail(message: MailMessage, appName: string): RenderedMail 
     case 'password-changed':
     case 'signed-out-by-admin':
       return compose(message, rendering, part)
+    case 'new-sign-in':
+      // What the User-Agent did not say is a dash; the time is UTC, the same for every reader.
+      return compose(
+        { ...message, browser: message.browser ?? '—', os: message.os ?? '—', ip: message.ip ?? '—', at: signInTime(message.at) },
+        rendering,
+        part,
+        message.link,
+      )
+    case 'passkey-added':
+      return compose(message, rendering, part, message.profileLink)
   }
 }
+
+/** "2026-06-01 12:00 UTC": the same for every reader, whatever their time zone. */
+const signInTime = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`

@@ -11,6 +11,7 @@ import {
   resendVerificationSchema,
   resetPasswordSchema,
 } from '~shared/schemas/auth'
+import { passkeyAuthenticationSchema, passkeyRegistrationSchema, renamePasskeySchema } from '~shared/schemas/passkeys'
 import { changePasswordSchema, profilePictureSchema, updateProfileSchema } from '~shared/schemas/profile'
 import { STRONG_PASSWORD, type SignedIn, type TestApp, uniqueEmail } from '../../support/test-app'
 
@@ -31,14 +32,14 @@ export interface Callers {
 
 export interface Endpoint {
   key: ApiEndpoint
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   /** Who the suites call it as: the permission table says who may. */
   as: 'anonymous' | 'user' | 'admin'
   path(callers: Callers): string
 }
 
 export interface BodyEndpoint extends Endpoint {
-  method: 'POST' | 'PUT'
+  method: 'POST' | 'PUT' | 'PATCH'
   schema: z.ZodObject
   /** A body that passes the schema (its effect, if any, is harmless: a failed sign-in, a no-op edit...). */
   valid(): Record<string, unknown>
@@ -48,6 +49,16 @@ export interface BodyEndpoint extends Endpoint {
 export const UNISSUED_TOKEN = 'A'.repeat(43)
 
 const body = (endpoint: BodyEndpoint) => endpoint
+
+/** A passkey response of the right shape that answers no challenge and no credential (refused after the checks). */
+const UNANSWERED_PASSKEY = {
+  id: 'AAAAAAAAAAAAAAAAAAAAAA',
+  rawId: 'AAAAAAAAAAAAAAAAAAAAAA',
+  type: 'public-key',
+  clientExtensionResults: {},
+}
+/** An id of the right shape that no passkey has. */
+export const UNKNOWN_PASSKEY_ID = '00000000-0000-4000-8000-000000000000'
 
 export const BODY_ENDPOINTS: BodyEndpoint[] = [
   body({
@@ -132,6 +143,30 @@ export const BODY_ENDPOINTS: BodyEndpoint[] = [
     valid: () => ({ profilePicture: 'data:image/png;base64,AAAA' }),
   }),
   body({
+    key: 'POST /auth/passkeys/registration',
+    method: 'POST',
+    as: 'user',
+    path: () => '/api/auth/passkeys/registration',
+    schema: passkeyRegistrationSchema,
+    valid: () => ({ response: { ...UNANSWERED_PASSKEY, response: { clientDataJSON: 'e30', attestationObject: 'oA' } }, name: 'Laptop' }),
+  }),
+  body({
+    key: 'POST /auth/passkeys/authentication',
+    method: 'POST',
+    as: 'anonymous',
+    path: () => '/api/auth/passkeys/authentication',
+    schema: passkeyAuthenticationSchema,
+    valid: () => ({ response: { ...UNANSWERED_PASSKEY, response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' } } }),
+  }),
+  body({
+    key: 'PATCH /auth/passkeys/:id',
+    method: 'PATCH',
+    as: 'user',
+    path: () => `/api/auth/passkeys/${UNKNOWN_PASSKEY_ID}`,
+    schema: renamePasskeySchema,
+    valid: () => ({ name: 'Laptop' }),
+  }),
+  body({
     key: 'PUT /admin/users/:id',
     method: 'PUT',
     as: 'admin',
@@ -158,12 +193,16 @@ export const BODILESS_POSTS: Endpoint[] = [
   { key: 'POST /admin/users/:id/invitation', method: 'POST', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/invitation` },
   // Mails the target a reset link; their password and sessions stay as they are.
   { key: 'POST /admin/users/:id/password-reset', method: 'POST', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/password-reset` },
+  { key: 'POST /auth/passkeys/registration/options', method: 'POST', as: 'user', path: () => '/api/auth/passkeys/registration/options' },
+  { key: 'POST /auth/passkeys/authentication/options', method: 'POST', as: 'anonymous', path: () => '/api/auth/passkeys/authentication/options' },
 ]
 
 export const OTHER_ENDPOINTS: Endpoint[] = [
   { key: 'GET /auth/me', method: 'GET', as: 'user', path: () => '/api/auth/me' },
   { key: 'GET /auth/verify-email/:token', method: 'GET', as: 'anonymous', path: () => `/api/auth/verify-email/${UNISSUED_TOKEN}` },
   { key: 'GET /auth/csrf-token', method: 'GET', as: 'user', path: () => '/api/auth/csrf-token' },
+  { key: 'GET /auth/passkeys', method: 'GET', as: 'user', path: () => '/api/auth/passkeys' },
+  { key: 'DELETE /auth/passkeys/:id', method: 'DELETE', as: 'user', path: () => `/api/auth/passkeys/${UNKNOWN_PASSKEY_ID}` },
   { key: 'GET /users/profile', method: 'GET', as: 'user', path: () => '/api/users/profile' },
   { key: 'GET /users/pictures/:file', method: 'GET', as: 'anonymous', path: () => '/api/users/pictures/AAAAAAAAAAAAAAAAAAAAAA.webp' },
   { key: 'GET /activity', method: 'GET', as: 'admin', path: () => '/api/activity' },

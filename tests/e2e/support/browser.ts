@@ -54,6 +54,8 @@ export interface OpenOptions {
   viewport?: { width: number; height: number }
   colorScheme?: 'light' | 'dark'
   reducedMotion?: 'reduce' | 'no-preference'
+  /** The browser's language (navigator.languages and Accept-Language), e.g. 'de-DE'; default en-US. */
+  locale?: string
   context?: BrowserContext
 }
 
@@ -65,9 +67,7 @@ export async function openApp(browser: Browser, baseURL: string, options: OpenOp
       viewport: options.viewport ?? { width: 1280, height: 800 },
       colorScheme: options.colorScheme ?? 'light',
       reducedMotion: options.reducedMotion ?? 'no-preference',
-      // A browser's own language, as every real one has: without it, Chromium on a C/POSIX system
-      // reports "en-US@posix", which Intl (and uPlot, which formats with it) refuses.
-      locale: 'en-US',
+      locale: options.locale ?? 'en-US',
     }))
   const page = await context.newPage()
   const errors: string[] = []
@@ -91,7 +91,7 @@ export async function signInThroughPage(page: Page, account: { email: string; pa
   if (!page.url().includes('/login')) await page.goto('/login')
   await page.getByLabel('Email').fill(account.email)
   await page.getByLabel('Password', { exact: true }).fill(account.password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
 }
 
 /**

@@ -41,5 +41,23 @@ export const de: MailTexts = {
       paragraphs: ['Ein Administrator hat Ihr Konto auf allen Geräten abgemeldet. Melden Sie sich erneut an, um fortzufahren.'],
       after: ['Wenn Sie glauben, dass jemand anderes Ihr Passwort kennt, setzen Sie es jetzt zurück: {{resetLink}}'],
     },
+    'new-sign-in': {
+      subject: 'Neue Anmeldung bei Ihrem Konto',
+      paragraphs: [
+        'Ihr Konto wurde soeben von einem Browser und System angemeldet, die es in den letzten 90 Tagen nicht verwendet hat.',
+        'Browser: {{browser}}',
+        'System: {{os}}',
+        'Adresse: {{ip}}',
+        'Zeit: {{at}}',
+      ],
+      action: 'Angemeldete Geräte ansehen',
+      after: ['Wenn Sie das waren, ist nichts zu tun. Wenn nicht, melden Sie dieses Gerät in Ihrem Profil ab und ändern Sie Ihr Passwort.'],
+    },
+    'passkey-added': {
+      subject: 'Ihrem Konto wurde ein Passkey hinzugefügt',
+      paragraphs: ['Ihrem Konto wurde soeben ein Passkey namens „{{passkeyName}}“ hinzugefügt. Mit ihm kann man sich jetzt ohne Passwort anmelden.'],
+      action: 'Ihre Passkeys ansehen',
+      after: ['Wenn Sie das nicht waren, entfernen Sie den Passkey in Ihrem Profil und ändern Sie Ihr Passwort.'],
+    },
   },
 }

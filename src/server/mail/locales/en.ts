@@ -41,5 +41,23 @@ export const en: MailTexts = {
       paragraphs: ['An administrator signed your account out on every device. Sign in again to continue.'],
       after: ['If you think someone else knows your password, reset it now: {{resetLink}}'],
     },
+    'new-sign-in': {
+      subject: 'New sign-in to your account',
+      paragraphs: [
+        'Your account was just signed in to from a browser and system it has not used in the last 90 days.',
+        'Browser: {{browser}}',
+        'System: {{os}}',
+        'Address: {{ip}}',
+        'Time: {{at}}',
+      ],
+      action: 'Review your signed-in devices',
+      after: ['If this was you, no action is needed. If not, sign that device out in your profile and change your password.'],
+    },
+    'passkey-added': {
+      subject: 'A passkey was added to your account',
+      paragraphs: ['A passkey named "{{passkeyName}}" was just added to your account. It can now be used to sign in without a password.'],
+      action: 'Review your passkeys',
+      after: ['If you did not do this, remove the passkey from your profile and change your password.'],
+    },
   },
 }

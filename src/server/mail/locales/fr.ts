@@ -41,5 +41,23 @@ export const fr: MailTexts = {
       paragraphs: ['Un administrateur a déconnecté votre compte sur tous vos appareils. Reconnectez-vous pour continuer.'],
       after: ["Si vous pensez que quelqu'un d'autre connaît votre mot de passe, réinitialisez-le maintenant : {{resetLink}}"],
     },
+    'new-sign-in': {
+      subject: 'Nouvelle connexion à votre compte',
+      paragraphs: [
+        "Votre compte vient d'être connecté depuis un navigateur et un système qu'il n'a pas utilisés au cours des 90 derniers jours.",
+        'Navigateur : {{browser}}',
+        'Système : {{os}}',
+        'Adresse : {{ip}}',
+        'Heure : {{at}}',
+      ],
+      action: 'Voir vos appareils connectés',
+      after: ["Si c'était vous, vous n'avez rien à faire. Sinon, déconnectez cet appareil depuis votre profil et changez votre mot de passe."],
+    },
+    'passkey-added': {
+      subject: "Une clé d'accès a été ajoutée à votre compte",
+      paragraphs: ["Une clé d'accès nommée « {{passkeyName}} » vient d'être ajoutée à votre compte. Elle permet désormais de se connecter sans mot de passe."],
+      action: "Voir vos clés d'accès",
+      after: ["Si ce n'était pas vous, retirez cette clé d'accès depuis votre profil et changez votre mot de passe."],
+    },
   },
 }

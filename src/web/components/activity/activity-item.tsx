@@ -19,6 +19,9 @@ const BADGE_TONES: Record<string, 'green' | 'blue' | 'amber' | 'red' | 'purple' 
   resent: 'blue',
   accepted: 'purple',
   sent: 'purple',
+  added: 'blue',
+  renamed: 'amber',
+  removed: 'red',
 }
 
 /**

@@ -62,7 +62,7 @@ function Overview({ data }: { data: AdminStats }) {
         <StatCard label={t('adminCharts.unverified')} value={stats.unverified} icon={MailWarning} hint={t('adminCharts.unverifiedHint')} />
         <StatCard label={t('adminCharts.mfaEnabled')} value={stats.mfaEnabled} icon={ShieldCheck} />
       </div>
-      <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <Card>
           <CardHeader>
             <CardTitle>{t('admin.roleDistribution')}</CardTitle>
@@ -105,7 +105,7 @@ function Overview({ data }: { data: AdminStats }) {
           </CardContent>
         </Card>
         <SignUpsChart signUps={data.signUps} />
-        <Card className="lg:col-span-3">
+        <Card className="lg:col-span-2">
           <CardHeader className="flex flex-row flex-wrap items-center justify-between gap-2">
             <CardTitle>{t('admin.recentActivity')}</CardTitle>
             {recentActivities.length > RECENT_ACTIVITY_SHOWN ? (

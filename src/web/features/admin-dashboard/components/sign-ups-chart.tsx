@@ -20,7 +20,7 @@ export function SignUpsChart({ signUps }: { signUps: SignUps }) {
   const busiest = signUps.reduce<SignUps[number] | null>((best, day) => (day.count > (best?.count ?? 0) ? day : best), null)
   const summary = busiest ? t('adminCharts.summary', { total, date: formatDate(`${busiest.date}T12:00:00Z`), count: busiest.count }) : t('adminCharts.summaryNone')
   return (
-    <Card className="lg:col-span-3">
+    <Card className="lg:col-span-2">
       <CardHeader>
         <CardTitle>{t('adminCharts.signUpsTitle')}</CardTitle>
       </CardHeader>

@@ -2,6 +2,8 @@ import { PageHeader } from '~web/components/ui/page-header'
 import { Tab, TabList, TabPanel, Tabs } from '~web/components/ui/tabs'
 import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
+import { SignedInDevices } from '~web/features/security/components/signed-in-devices'
+import { PasskeysSection } from '~web/features/security/components/passkeys-section'
 import { useProfile } from '../api/get-profile'
 import { ChangePasswordForm } from './change-password-form'
 import { ProfileForm } from './profile-form'
@@ -23,7 +25,11 @@ export function ProfilePage() {
           <ProfileForm user={user} />
         </TabPanel>
         <TabPanel value="security">
-          <ChangePasswordForm />
+          <div className="space-y-6">
+            <ChangePasswordForm />
+            <PasskeysSection />
+            <SignedInDevices />
+          </div>
         </TabPanel>
       </Tabs>
     </div>
