@@ -11,6 +11,7 @@ import { registerHostCheck } from '~server/http/host-check'
 import { registerJsonBodyParser } from '~server/http/json-body'
 import { registerSecurityHeaders } from '~server/http/security-headers'
 import { healthRoutes } from '~server/routes/health'
+import { invitationRoutes } from '~server/routes/auth/invitation'
 import { passkeyRoutes } from '~server/routes/auth/passkeys'
 import { passwordResetRoutes } from '~server/routes/auth/password-reset'
 import { registrationRoutes } from '~server/routes/auth/registration'
@@ -95,6 +96,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(deviceRoutes(ctx))
       await api.register(passkeyRoutes(ctx))
       await api.register(passwordResetRoutes(ctx))
+      await api.register(invitationRoutes(ctx))
       await api.register(profileRoutes(ctx))
       await api.register(pictureRoutes(ctx))
       await api.register(activityRoutes(ctx))

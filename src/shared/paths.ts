@@ -10,6 +10,7 @@ export const paths = {
   forgotPassword: '/forgot-password',
   resetPassword: '/reset-password',
   verifyEmail: '/verify-email',
+  acceptInvite: '/accept-invite',
   unauthorized: '/unauthorized',
   accountStatus: '/account-status',
   debug: '/debug',
@@ -26,12 +27,13 @@ export const paths = {
 
 /**
  * The links e-mails carry, on the app's public origin (APP_URL, never the request's Host). The
- * verification and reset pages read `token` (and `email`) from the query.
+ * verification, reset and invitation pages read `token` (and `email`) from the query.
  */
 export function pageLinks(origin: string) {
   return {
     verifyEmail: (token: string, email: string) => `${origin}${paths.verifyEmail}?token=${encodeURIComponent(token)}&email=${encodeURIComponent(email)}`,
     resetPassword: (token: string) => `${origin}${paths.resetPassword}?token=${encodeURIComponent(token)}`,
+    acceptInvite: (token: string) => `${origin}${paths.acceptInvite}?token=${encodeURIComponent(token)}`,
     login: () => `${origin}${paths.login}`,
     forgotPassword: () => `${origin}${paths.forgotPassword}`,
     profile: () => `${origin}${paths.profile}`,

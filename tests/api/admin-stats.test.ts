@@ -25,10 +25,11 @@ describe('admin statistics', () => {
   async function counted() {
     const rows = await t.ctx.db
       .selectFrom('users')
-      .select(['role', 'status', (eb) => eb.fn.countAll<string>().as('n')])
-      .groupBy(['role', 'status'])
+      .select(['role', 'status', 'mfa_enabled', (eb) => eb('email_verified_at', 'is not', null).as('verified'), (eb) => eb.fn.countAll<string>().as('n')])
+      .groupBy(['role', 'status', 'mfa_enabled', 'verified'])
       .execute()
-    const sum = (match: (r: { role: string; status: string }) => boolean) => rows.filter(match).reduce((n, r) => n + Number(r.n), 0)
+    type Row = (typeof rows)[number]
+    const sum = (match: (r: Row) => boolean) => rows.filter(match).reduce((n, r) => n + Number(r.n), 0)
     return {
       totalUsers: sum(() => true),
       byStatus: {
@@ -42,6 +43,8 @@ describe('admin statistics', () => {
         moderators: sum((r) => r.role === 'MODERATOR'),
         clients: sum((r) => r.role === 'CLIENT'),
       },
+      unverified: sum((r) => !r.verified),
+      mfaEnabled: sum((r) => r.mfa_enabled),
     }
   }
 
@@ -75,7 +78,8 @@ describe('admin statistics', () => {
     const newest = await t.ctx.db.selectFrom('activities').select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(6).execute()
     expect(data.recentActivities.slice(0, 6).map((e: { id: string }) => e.id)).toEqual(newest.map((row) => String(row.id)))
     for (const entry of data.recentActivities) {
-      expect(Object.keys(entry).sort()).toEqual(['activity', 'createdAt', 'details', 'id', 'ipAddress', 'user'])
+      const extra = [...(entry.actor ? ['actor'] : []), ...(entry.changes ? ['changes'] : [])]
+      expect(Object.keys(entry).sort()).toEqual(['activity', 'createdAt', 'details', 'id', 'ipAddress', 'user', ...extra].sort())
     }
   })
 })

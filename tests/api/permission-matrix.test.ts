@@ -4,14 +4,14 @@ import type { Role } from '~shared/constants'
 import { API_ACCESS, type ApiEndpoint } from '~shared/permissions'
 import { hashToken } from '~server/auth/secure-token'
 import { SoftwareAuthenticator } from '../support/software-authenticator'
-import { useTestApp, type SignedIn, STRONG_PASSWORD } from '../support/test-app'
+import { useTestApp, type SignedIn, STRONG_PASSWORD, uniqueEmail } from '../support/test-app'
 import { dataUrl, pngImage } from './helpers/images'
 import { quickSignIn, quickUser } from './helpers/users'
 
 /**
  * Every signed-in devices, profile, picture, activity and administration call against every role and anonymous:
  * the answers below, written out by hand from the product's rules (not read from the permission
- * table the server uses, so a wrong edit of that table fails here). 200 is success, 401 asks an
+ * table the server uses, so a wrong edit of that table fails here). 200 (201 for an invitation) is success, 401 asks an
  * anonymous caller to sign in, 403 refuses a role. Unsafe methods also need the session's own
  * CSRF token.
  */
@@ -49,6 +49,10 @@ const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'GET /admin/stats': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'GET /admin/users/export': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'GET /admin/activity-logs/export': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /admin/users': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 201 },
+  'POST /admin/users/:id/invitation': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /admin/users/:id/password-reset': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'DELETE /admin/users/:id/sessions': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'POST /auth/passkeys/registration/options': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/passkeys/registration': { anonymous: 401, CLIENT: 201, DEVELOPER: 201, MODERATOR: 201, ADMIN: 201 },
   'GET /auth/passkeys': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -121,6 +125,15 @@ describe('permission matrix', () => {
     'GET /admin/stats': async () => ({ method: 'GET', url: '/api/admin/stats' }),
     'GET /admin/users/export': async () => ({ method: 'GET', url: '/api/admin/users/export?role=CLIENT&sort=name&order=asc&verified=true' }),
     'GET /admin/activity-logs/export': async () => ({ method: 'GET', url: '/api/admin/activity-logs/export?activity=logged%20in&from=2020-01-01' }),
+    'POST /admin/users': async () => ({ method: 'POST', url: '/api/admin/users', body: { name: 'Matrix Invitee', email: uniqueEmail('invitee'), role: 'CLIENT' } }),
+    'POST /admin/users/:id/invitation': async () => {
+      // Someone who has not joined yet: an unverified address.
+      const invitee = await quickUser(t)
+      await t.ctx.db.updateTable('users').set({ email_verified_at: null }).where('id', '=', invitee.id).execute()
+      return { method: 'POST', url: `/api/admin/users/${invitee.id}/invitation` }
+    },
+    'POST /admin/users/:id/password-reset': async () => ({ method: 'POST', url: `/api/admin/users/${(await quickUser(t)).id}/password-reset` }),
+    'DELETE /admin/users/:id/sessions': async () => ({ method: 'DELETE', url: `/api/admin/users/${(await quickUser(t)).id}/sessions` }),
     'POST /auth/passkeys/registration/options': async () => ({ method: 'POST', url: '/api/auth/passkeys/registration/options' }),
     'POST /auth/passkeys/registration': async (caller) => ({
       method: 'POST',

@@ -176,6 +176,29 @@ const SCREENS: Screen[] = [
     },
   },
   at('visitor', 'reset-password-without-token', '/reset-password', 'Invalid Reset Link'),
+  at('visitor', 'accept-invite', '/accept-invite?token=abc', 'Join Accounts'),
+  {
+    name: 'accept-invite-field-errors',
+    who: 'visitor',
+    async open(page) {
+      await page.goto('/accept-invite?token=abc')
+      await page.getByLabel('Password', { exact: true }).fill('short')
+      await page.getByRole('button', { name: 'Set password and sign in' }).click()
+      await page.getByText('Password must be at least 8 characters').waitFor()
+    },
+  },
+  {
+    name: 'accept-invite-invalid-link',
+    who: 'visitor',
+    failedRequests: [400],
+    async open(page) {
+      await page.goto('/accept-invite?token=abc')
+      await page.getByLabel('Password', { exact: true }).fill('Copper-Lantern-58?')
+      await page.getByLabel('Confirm Password').fill('Copper-Lantern-58?')
+      await page.getByRole('button', { name: 'Set password and sign in' }).click()
+      await h1(page, 'Invalid Invitation Link')
+    },
+  },
   at('visitor', 'reset-password', '/reset-password?token=abc', 'Reset your password'),
   {
     name: 'reset-password-failed',
@@ -372,6 +395,17 @@ const SCREENS: Screen[] = [
   },
   at('admin', 'admin-dashboard', '/admin', 'Admin Dashboard', (page) => page.getByRole('heading', { name: 'Total Users' }).waitFor()),
   {
+    name: 'admin-dashboard-sign-ups-table',
+    who: 'admin',
+    async open(page) {
+      await page.goto('/admin')
+      await page.getByText('Show as table').click()
+      await page.getByRole('table', { name: 'Sign-ups, last 30 days' }).waitFor()
+      // The chart is drawn (uPlot and its stylesheet loaded with the card).
+      await page.locator('.uplot canvas').waitFor()
+    },
+  },
+  {
     name: 'admin-dashboard-error',
     who: 'admin',
     failedRequests: [500],
@@ -420,6 +454,28 @@ const SCREENS: Screen[] = [
       await openActions(page, inactiveClient)
       await page.getByRole('menuitem', { name: 'Delete' }).click()
       await page.getByRole('dialog', { name: 'Confirm User Deletion' }).waitFor()
+    },
+  },
+  {
+    name: 'user-management-invite-user',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await page.goto('/admin/users')
+      await page.getByRole('button', { name: 'Invite user' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Invite User' })
+      await dialog.getByRole('button', { name: 'Send invitation' }).click()
+      await dialog.getByText('Invalid email address').waitFor()
+    },
+  },
+  {
+    name: 'user-management-sign-out-everywhere',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await openActions(page, activeClient)
+      await page.getByRole('menuitem', { name: 'Sign out everywhere' }).click()
+      await page.getByRole('dialog', { name: 'Sign Out Everywhere' }).waitFor()
     },
   },
   {

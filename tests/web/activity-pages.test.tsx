@@ -178,7 +178,14 @@ describe('my activity', () => {
 describe('admin dashboard', () => {
   const stats = (recentActivities: ActivityEntry[]) =>
     ok({
-      stats: { totalUsers: 12, byStatus: { active: 9, inactive: 3, suspended: 1 }, byRole: { admins: 2, developers: 3, moderators: 1, clients: 6 } },
+      stats: {
+        totalUsers: 12,
+        byStatus: { active: 9, inactive: 3, suspended: 1 },
+        byRole: { admins: 2, developers: 3, moderators: 1, clients: 6 },
+        unverified: 4,
+        mfaEnabled: 5,
+      },
+      signUps: Array.from({ length: 30 }, (_, index) => ({ date: `2026-11-${String(index + 1).padStart(2, '0')}`, count: index === 19 ? 7 : index % 3 })),
       recentActivities,
     })
 
@@ -191,6 +198,13 @@ describe('admin dashboard', () => {
     expect(screen.getByRole('heading', { name: 'Inactive Users' }).parentElement!.textContent).toContain('3')
     expect(screen.getByRole('heading', { name: 'Administrators' }).parentElement!.textContent).toContain('2')
     expect(screen.getByText('Clients').nextElementSibling!.textContent).toBe('6')
+    expect(screen.getByRole('heading', { name: 'Unverified' }).parentElement!.textContent).toContain('4')
+    expect(screen.getByRole('heading', { name: 'Two-factor on' }).parentElement!.textContent).toContain('5')
+    // The chart's text alternative: a summary, and the numbers as a table.
+    expect(screen.getByRole('figure').textContent).toContain('Nov 20, 2026 (7)')
+    const table = screen.getByRole('table', { name: 'Sign-ups, last 30 days' })
+    expect(within(table).getAllByRole('row')).toHaveLength(31)
+    expect(within(table).getByRole('rowheader', { name: 'Nov 20, 2026' }).nextElementSibling!.textContent).toBe('7')
     const recent = screen.getByRole('list', { name: 'Recent Activity' })
     expect(within(recent).getAllByRole('listitem')).toHaveLength(5)
     expect(screen.getByRole('link', { name: 'View All Activities' }).getAttribute('href')).toBe('/admin/activity-logs')

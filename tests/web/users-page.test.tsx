@@ -131,12 +131,19 @@ describe('unavailable actions say why, to keyboards and screen readers too', () 
     const edit = document.activeElement as HTMLElement
     expect(edit.getAttribute('aria-disabled')).toBe('true')
     expect(reasonOf(edit)).toBe('Admins cannot edit their own account to prevent accidental privilege loss')
+    // The security actions follow the edit rule: not on one's own account.
+    for (const action of ['Send password reset link', 'Sign out everywhere']) {
+      await user.keyboard('{ArrowDown}')
+      const item = document.activeElement as HTMLElement
+      expect(item.textContent).toContain(action)
+      expect(reasonOf(item)).toBe('Admins cannot edit their own account to prevent accidental privilege loss')
+    }
     await user.keyboard('{ArrowDown}')
     const remove = document.activeElement as HTMLElement
     expect(remove.textContent).toContain('Delete')
     expect(reasonOf(remove)).toBe('You cannot delete your own account')
     await user.keyboard('{Enter}')
-    expect(within(menu).getAllByRole('menuitem')).toHaveLength(2)
+    expect(within(menu).getAllByRole('menuitem')).toHaveLength(4)
     expect(screen.queryByRole('dialog')).toBeNull()
   })
 
@@ -206,7 +213,7 @@ describe('focus goes back to the row when a dialog closes', () => {
     await user.keyboard('{Enter}')
     await screen.findByRole('menu')
     await waitFor(() => expect(document.activeElement?.textContent).toContain('Edit'))
-    if (item === 'Delete') await user.keyboard('{ArrowDown}')
+    if (item === 'Delete') await user.keyboard('{End}')
     await user.keyboard('{Enter}')
     return screen.findByRole('dialog', { name: dialogName })
   }

@@ -4,13 +4,14 @@ import { addSeconds } from '~server/clock'
 import { generateToken, hashToken } from './secure-token'
 
 /**
- * Verification and reset tokens: 256-bit, stored hashed, single-use and expiring. Issuing a new
+ * Verification, reset and invitation tokens: 256-bit, stored hashed, single-use and expiring. Issuing a new
  * token of a purpose retires the user's older ones of that purpose.
  */
 
 export const TOKEN_LIFETIME_SECONDS: Record<OneTimeTokenPurpose, number> = {
   'verify-email': 24 * 60 * 60,
   'reset-password': 60 * 60,
+  invitation: 7 * 24 * 60 * 60,
 }
 
 type Db = Kysely<Database> | Transaction<Database>

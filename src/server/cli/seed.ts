@@ -130,7 +130,8 @@ async function countRows(db: Kysely<Database>, table: 'users' | 'activities'): P
 /** The trigger-kept totals, counted afresh after a load that bypassed the triggers. */
 async function recount(db: Kysely<Database>): Promise<void> {
   await sql`DELETE FROM user_counts`.execute(db)
-  await sql`INSERT INTO user_counts (role, status, slot, n) SELECT role, status, 0, count(*) FROM users GROUP BY role, status`.execute(db)
+  await sql`INSERT INTO user_counts (role, status, verified, mfa, slot, n)
+    SELECT role, status, email_verified_at IS NOT NULL, mfa_enabled, 0, count(*) FROM users GROUP BY 1, 2, 3, 4`.execute(db)
   await sql`DELETE FROM activity_counts`.execute(db)
   await sql`INSERT INTO activity_counts (kind, slot, n) SELECT kind, 0, count(*) FROM activities GROUP BY kind`.execute(db)
 }

@@ -19,21 +19,33 @@ export interface ActivityEntry {
   kind: ActivityKind
   activity: string
   details?: string | null
+  /**
+   * An admin edit's changed fields, from what to what (never a secret): `FieldChange` of the
+   * shared list schemas, written out so that every writer of the log (sign-in among them) does
+   * not import those schemas.
+   */
+  changes?: { field: string; from: string | null; to: string | null }[] | null
   ip: string | null
   at: Date
 }
 
 export async function recordActivity(trx: Transaction<Database> | Kysely<Database>, entry: ActivityEntry): Promise<void> {
+  const actorId = entry.actorId ?? entry.userId
+  // Someone acting on another's account is named on the entry as they are named now, so the
+  // entry keeps saying who did it after they are renamed or deleted (decision 0117).
+  const actedForSomeoneElse = actorId !== null && actorId !== entry.userId
   await trx
     .insertInto('activities')
-    .values({
+    .values((eb) => ({
       user_id: entry.userId,
-      actor_id: entry.actorId ?? entry.userId,
+      actor_id: actorId,
+      actor_name: actedForSomeoneElse ? eb.selectFrom('users').select('name').where('id', '=', actorId) : null,
       kind: entry.kind,
       activity: entry.activity,
       details: entry.details ?? null,
+      changes: entry.changes && entry.changes.length > 0 ? JSON.stringify(entry.changes) : null,
       ip_address: entry.ip,
       created_at: entry.at,
-    })
+    }))
     .execute()
 }

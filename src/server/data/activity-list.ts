@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely'
 import type { Role } from '~shared/constants'
-import type { ActivityEntry } from '~shared/schemas/lists'
+import { type ActivityEntry, type FieldChange, fieldChangeSchema } from '~shared/schemas/lists'
 import type { Database } from '~server/db/types'
 import { EXACT_COUNT_CAP, cappedCount, countActivities, plannerEstimate } from './counts'
 import { parseSearch } from './search'
@@ -56,9 +56,12 @@ export interface ActivityRow {
   user_email: string | null
   user_role: Role | null
   user_picture_id: string | null
+  actor_id: string | null
+  actor_name: string | null
+  changes: unknown
 }
 
-const columns = sql`a.id, a.activity, a.details, a.ip_address, a.created_at,
+const columns = sql`a.id, a.activity, a.details, a.ip_address, a.created_at, a.actor_id, a.actor_name, a.changes,
   u.id AS user_id, u.name AS user_name, u.email AS user_email, u.role AS user_role, u.picture_id AS user_picture_id`
 const withUser = sql`FROM activities a LEFT JOIN users u ON u.id = a.user_id`
 const newestFirst = sql`ORDER BY a.created_at DESC, a.id DESC`
@@ -173,6 +176,10 @@ export function toActivityEntry(row: ActivityRow, withUser: boolean): ActivityEn
     ipAddress: row.ip_address,
     createdAt: new Date(row.created_at).toISOString(),
   }
+  // Only on the entries that have them: an entry of one's own reads as it always did.
+  if (row.actor_name !== null) entry.actor = { id: row.actor_id, name: row.actor_name }
+  const changes = fieldChanges(row.changes)
+  if (changes) entry.changes = changes
   if (!withUser) return entry
   return {
     ...entry,
@@ -187,4 +194,11 @@ export function toActivityEntry(row: ActivityRow, withUser: boolean): ActivityEn
             profilePicture: pictureUrl(row.user_picture_id),
           },
   }
+}
+
+/** The stored changes as the API gives them (JSON text on a driver that does not parse it). */
+function fieldChanges(stored: unknown): FieldChange[] | null {
+  if (stored === null || stored === undefined) return null
+  const parsed = fieldChangeSchema.array().safeParse(typeof stored === 'string' ? JSON.parse(stored) : stored)
+  return parsed.success ? parsed.data : null
 }

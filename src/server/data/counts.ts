@@ -20,24 +20,32 @@ export interface UserTotals {
   total: number
   byRole: Record<Role, number>
   byStatus: Record<Status, number>
+  /** Accounts whose address is not verified. */
+  unverified: number
+  /** Accounts with two-factor on. */
+  mfaEnabled: number
 }
 
 export async function userTotals(db: Db): Promise<UserTotals> {
   const rows = await db
     .selectFrom('user_counts')
-    .select(['role', 'status', (eb) => eb.fn.sum<string>('n').as('n')])
-    .groupBy(['role', 'status'])
+    .select(['role', 'status', 'verified', 'mfa', (eb) => eb.fn.sum<string>('n').as('n')])
+    .groupBy(['role', 'status', 'verified', 'mfa'])
     .execute()
   const totals: UserTotals = {
     total: 0,
     byRole: { ADMIN: 0, DEVELOPER: 0, MODERATOR: 0, CLIENT: 0 },
     byStatus: { ACTIVE: 0, INACTIVE: 0, SUSPENDED: 0 },
+    unverified: 0,
+    mfaEnabled: 0,
   }
   for (const row of rows) {
     const n = Number(row.n)
     totals.total += n
     totals.byRole[row.role as Role] += n
     totals.byStatus[row.status as Status] += n
+    if (!row.verified) totals.unverified += n
+    if (row.mfa) totals.mfaEnabled += n
   }
   return totals
 }

@@ -10,6 +10,7 @@ import * as accountSecurityColumns from '~server/db/migrations/0008_account_secu
 import * as sessionLastUse from '~server/db/migrations/0009_session_last_use'
 import * as passkeys from '~server/db/migrations/0011_passkeys'
 import * as adminListOrders from '~server/db/migrations/0012_admin_list_orders'
+import * as invitationsAndAudit from '~server/db/migrations/0013_invitations_and_audit'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0009_session_last_use': sessionLastUse,
   '0011_passkeys': passkeys,
   '0012_admin_list_orders': adminListOrders,
+  '0013_invitations_and_audit': invitationsAndAudit,
 }
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations }

@@ -54,7 +54,7 @@ export interface RefreshTokensTable {
   rotated_at: Timestamp | null
 }
 
-export type OneTimeTokenPurpose = 'verify-email' | 'reset-password'
+export type OneTimeTokenPurpose = 'verify-email' | 'reset-password' | 'invitation'
 
 export interface OneTimeTokensTable {
   token_hash: Buffer
@@ -76,6 +76,10 @@ export interface ActivitiesTable {
   created_at: Timestamp
   /** lower(activity, details, user name, user e-mail): kept by triggers, searched by the logs. */
   search_text: Generated<string>
+  /** Who acted, by name as it was then, when not the user the entry is about (migration 0013). */
+  actor_name: string | null
+  /** An admin edit's changed fields, `[{ field, from, to }]` as JSON (migration 0013). */
+  changes: ColumnType<unknown, string | null | undefined, string | null>
 }
 
 export interface RateLimitsTable {
@@ -107,6 +111,9 @@ export interface PicturesTable {
 export interface UserCountsTable {
   role: string
   status: string
+  /** Whether the address is verified, and two-factor on (migration 0013). */
+  verified: Generated<boolean>
+  mfa: Generated<boolean>
   slot: number
   n: ColumnType<string, string | number, string | number>
 }

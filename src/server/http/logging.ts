@@ -59,7 +59,7 @@ export function redactUrl(url: string): string {
   const withoutFragment = hash === -1 ? url : url.slice(0, hash)
   const question = withoutFragment.indexOf('?')
   const path = question === -1 ? withoutFragment : withoutFragment.slice(0, question)
-  const redactedPath = path.replace(/\/(verify-email|reset-password)\/[^/]+/g, `/$1/${REDACTED}`)
+  const redactedPath = path.replace(/\/(verify-email|reset-password|accept-invite)\/[^/]+/g, `/$1/${REDACTED}`)
   return question === -1 ? redactedPath : `${redactedPath}?${redactQuery(withoutFragment.slice(question + 1))}`
 }
 

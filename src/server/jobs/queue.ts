@@ -26,6 +26,8 @@ export type MailMessage = { lang: Language } & (
   | { template: 'already-registered'; to: string; name: string; loginLink: string; resetLink: string }
   | { template: 'reset-password'; to: string; name: string; link: string }
   | { template: 'password-changed'; to: string; name: string; resetLink: string }
+  | { template: 'invitation'; to: string; name: string; link: string; invitedBy: string }
+  | { template: 'signed-out-by-admin'; to: string; name: string; resetLink: string }
   | { template: 'new-sign-in'; to: string; name: string; browser: string | null; os: string | null; ip: string | null; at: string; link: string }
   | { template: 'passkey-added'; to: string; name: string; passkeyName: string; profileLink: string }
 )

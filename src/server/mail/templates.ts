@@ -72,10 +72,12 @@ export function renderMail(message: MailMessage, appName: string): RenderedMail 
   switch (message.template) {
     case 'verify-email':
     case 'reset-password':
+    case 'invitation':
       return compose(message, rendering, part, message.link)
     case 'already-registered':
       return compose(message, rendering, part, message.loginLink)
     case 'password-changed':
+    case 'signed-out-by-admin':
       return compose(message, rendering, part)
     case 'new-sign-in':
       // What the User-Agent did not say is a dash; the time is UTC, the same for every reader.

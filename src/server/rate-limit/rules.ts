@@ -34,6 +34,8 @@ export const RULES = {
   /** Reset and verification links tried from one client address, valid or not. */
   resetPasswordByIp: rule('reset-ip', 20, 15 * 60),
   verifyEmailByIp: rule('verify-ip', 30, 15 * 60),
+  /** Invitation links tried from one client address, valid or not. */
+  acceptInvitationByIp: rule('invite-ip', 20, 15 * 60),
   /** Guesses at the current password from a signed-in session (a stolen token, an open laptop). */
   changePasswordByUser: rule('change-password-account', 10, 15 * 60),
   /** Passkey sign-in attempts from one client address that failed (a success gives its attempt back). */

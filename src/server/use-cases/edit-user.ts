@@ -54,6 +54,7 @@ export async function editUser(ctx: AppContext, action: AdminAction, requested: 
       if (emailChanged) {
         // Links mailed to the old address stop working; the new address must prove itself.
         await retireOneTimeTokens(c.trx, target.id, 'reset-password', c.now)
+        await retireOneTimeTokens(c.trx, target.id, 'invitation', c.now)
         const token = await issueOneTimeToken(c.trx, target.id, 'verify-email', c.now)
         await c.mail({ template: 'verify-email', lang: action.lang, to: updated.email, name: updated.name, link: links.verifyEmail(token, updated.email) })
       }
@@ -64,6 +65,7 @@ export async function editUser(ctx: AppContext, action: AdminAction, requested: 
         kind: 'updated',
         activity: `${onlyRole ? 'Changed role of' : 'Updated user'} ${target.name} (${target.email})`,
         details: changes.details,
+        changes: changes.changes,
         ip: action.ip,
       })
       return updated

@@ -2,7 +2,7 @@ import type { Language } from '~shared/constants'
 import { passwordPolicyProblem } from '~shared/password-policy'
 import { pageLinks } from '~shared/paths'
 import type { CookieJar } from '~server/auth/device-tokens'
-import { consumeOneTimeToken, findOneTimeToken, isTokenShaped } from '~server/auth/one-time-tokens'
+import { consumeOneTimeToken, findOneTimeToken, isTokenShaped, retireOneTimeTokens } from '~server/auth/one-time-tokens'
 import { revokeUserSessions } from '~server/auth/sessions'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
@@ -53,6 +53,8 @@ export async function resetPassword(
       .where('id', '=', user.id)
       .execute()
     await revokeUserSessions(c.trx, user.id, 'password reset', c.now)
+    // The person has a password now: an invitation still waiting would set it a second time.
+    await retireOneTimeTokens(c.trx, user.id, 'invitation', c.now)
     await c.record({ userId: user.id, kind: 'reset', activity: 'Reset password', ip })
     await c.mail({ template: 'password-changed', lang: input.lang, to: user.email, name: user.name, resetLink: links.forgotPassword() })
     return true

@@ -14,6 +14,15 @@ export const adminUpdateUserSchema = z
   .refine((value) => Object.values(value).some((field) => field !== undefined), { error: 'Nothing to update' })
 export type AdminUpdateUserInput = z.input<typeof adminUpdateUserSchema>
 
+/** An admin's invitation of a new person: they choose their password through the e-mailed link. */
+export const inviteUserSchema = z.strictObject({
+  name: nameField,
+  email: emailField,
+  role: z.enum(ROLES, { error: 'Unknown role' }),
+  phone: phoneField,
+})
+export type InviteUserInput = z.input<typeof inviteUserSchema>
+
 /** The admin's edit and delete rules, as the messages both the dialog and the server use. */
 export const adminRuleMessages = {
   noSelfEdit: 'Admins cannot edit their own account to prevent accidental privilege loss',
@@ -25,4 +34,6 @@ export const adminRuleMessages = {
   inactiveBeforeDelete: 'User must be inactive before deletion',
   lastAdmin: 'At least one active administrator must remain',
   emailTaken: 'This email address is already used by another account',
+  invitationAccepted: 'This user has already joined: there is no invitation to send',
+  invitationInactive: 'Only an active account can be invited',
 } as const

@@ -46,3 +46,7 @@ export const refreshTokenSchema = z.strictObject({
 
 /** Paths carrying an e-mailed token: any string, so a malformed token is answered as an invalid link. */
 export const tokenParamsSchema = z.object({ token: z.string() })
+
+/** Accepting an invitation: the person chooses their password (the same rules as a reset). */
+export const acceptInvitationSchema = resetPasswordSchema
+export type AcceptInvitationInput = z.input<typeof acceptInvitationSchema>

@@ -164,12 +164,32 @@ export type ActivityExportQuery = z.output<typeof activityExportQuerySchema>
 
 export const activityUserSchema = userSchema.pick({ id: true, name: true, email: true, role: true, profilePicture: true })
 
+/**
+ * One field an admin's edit changed, from what to what. A phone number's values are never
+ * written (staff roles read the log): `from` and `to` are null for it.
+ */
+export const CHANGED_FIELDS = ['name', 'email', 'phone', 'role', 'status'] as const
+export const fieldChangeSchema = z.object({
+  field: z.enum(CHANGED_FIELDS),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+})
+export type FieldChange = z.infer<typeof fieldChangeSchema>
+
+/** Who acted on someone else's account (an admin), by name as it was then; id null once deleted. */
+export const activityActorSchema = z.object({ id: z.string().nullable(), name: z.string() })
+export type ActivityActor = z.infer<typeof activityActorSchema>
+
 export const activityEntrySchema = z.object({
   id: z.string(),
   activity: z.string(),
   details: z.string().nullable(),
   ipAddress: z.string().nullable(),
   createdAt: z.string(),
+  /** Who did it, when it was not the user the entry is about (an admin); absent otherwise. */
+  actor: activityActorSchema.optional(),
+  /** An admin edit's changed fields; absent on every other entry. */
+  changes: z.array(fieldChangeSchema).optional(),
   /** In the staff view: whom the entry is about (null once that user was deleted). */
   user: activityUserSchema.nullable().optional(),
 })
@@ -198,7 +218,13 @@ export const adminStatsSchema = z.object({
       moderators: z.number().int(),
       clients: z.number().int(),
     }),
+    /** Accounts whose address is not verified yet (invited people who have not joined among them). */
+    unverified: z.number().int(),
+    /** Accounts with two-factor sign-in on. */
+    mfaEnabled: z.number().int(),
   }),
+  /** Accounts created on each of the last 30 days (UTC), oldest first, days without any included. */
+  signUps: z.array(z.object({ date: z.string(), count: z.number().int() })),
   recentActivities: z.array(activityEntrySchema),
 })
 export type AdminStats = z.infer<typeof adminStatsSchema>

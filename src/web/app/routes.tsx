@@ -57,6 +57,13 @@ export const routes: RouteObject[] = [
         ),
       },
       {
+        path: paths.acceptInvite,
+        lazy: page(
+          () => import('~web/features/auth/components/accept-invite-page'),
+          (m) => m.AcceptInvitePage,
+        ),
+      },
+      {
         path: paths.verifyEmail,
         lazy: page(
           () => import('~web/features/auth/components/verify-email-page'),

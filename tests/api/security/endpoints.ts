@@ -1,8 +1,16 @@
 import type { LightMyRequestResponse } from 'fastify'
 import type { z } from 'zod'
 import { type ApiEndpoint, API_ACCESS } from '~shared/permissions'
-import { adminUpdateUserSchema } from '~shared/schemas/admin'
-import { emailOnlySchema, loginSchema, refreshTokenSchema, registerSchema, resendVerificationSchema, resetPasswordSchema } from '~shared/schemas/auth'
+import { adminUpdateUserSchema, inviteUserSchema } from '~shared/schemas/admin'
+import {
+  acceptInvitationSchema,
+  emailOnlySchema,
+  loginSchema,
+  refreshTokenSchema,
+  registerSchema,
+  resendVerificationSchema,
+  resetPasswordSchema,
+} from '~shared/schemas/auth'
 import { passkeyAuthenticationSchema, passkeyRegistrationSchema, renamePasskeySchema } from '~shared/schemas/passkeys'
 import { changePasswordSchema, profilePictureSchema, updateProfileSchema } from '~shared/schemas/profile'
 import { STRONG_PASSWORD, type SignedIn, type TestApp, uniqueEmail } from '../../support/test-app'
@@ -94,6 +102,14 @@ export const BODY_ENDPOINTS: BodyEndpoint[] = [
     valid: () => ({ password: 'Fresh-Start-2026!', confirmPassword: 'Fresh-Start-2026!' }),
   }),
   body({
+    key: 'POST /auth/accept-invite/:token',
+    method: 'POST',
+    as: 'anonymous',
+    path: () => `/api/auth/accept-invite/${UNISSUED_TOKEN}`,
+    schema: acceptInvitationSchema,
+    valid: () => ({ password: 'Fresh-Start-2026!', confirmPassword: 'Fresh-Start-2026!' }),
+  }),
+  body({
     key: 'POST /auth/refresh-token',
     method: 'POST',
     as: 'anonymous',
@@ -158,12 +174,25 @@ export const BODY_ENDPOINTS: BodyEndpoint[] = [
     schema: adminUpdateUserSchema,
     valid: () => ({ name: 'Edited Name', phone: '+1 555 0199', role: 'CLIENT', status: 'ACTIVE' }),
   }),
+  body({
+    key: 'POST /admin/users',
+    method: 'POST',
+    as: 'admin',
+    path: () => '/api/admin/users',
+    schema: inviteUserSchema,
+    // Each call invites a new address: an unverified account nobody can sign in to.
+    valid: () => ({ name: 'Invited Person', email: uniqueEmail('invitee'), role: 'CLIENT', phone: '+1 555 0123' }),
+  }),
 ]
 
 /** POST routes that take no body: anything sent to them is still parsed (and refused) first. */
 export const BODILESS_POSTS: Endpoint[] = [
   { key: 'POST /auth/logout', method: 'POST', as: 'user', path: () => '/api/auth/logout' },
   { key: 'POST /auth/logout-all', method: 'POST', as: 'user', path: () => '/api/auth/logout-all' },
+  // The target has joined (verified address): a new invitation is refused (409), nothing is sent.
+  { key: 'POST /admin/users/:id/invitation', method: 'POST', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/invitation` },
+  // Mails the target a reset link; their password and sessions stay as they are.
+  { key: 'POST /admin/users/:id/password-reset', method: 'POST', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/password-reset` },
   { key: 'POST /auth/passkeys/registration/options', method: 'POST', as: 'user', path: () => '/api/auth/passkeys/registration/options' },
   { key: 'POST /auth/passkeys/authentication/options', method: 'POST', as: 'anonymous', path: () => '/api/auth/passkeys/authentication/options' },
 ]
@@ -185,6 +214,8 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   // The target is ACTIVE: the delete is refused (409), so walking the catalogue deletes nobody.
   { key: 'DELETE /admin/users/:id', method: 'DELETE', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}` },
   { key: 'GET /admin/stats', method: 'GET', as: 'admin', path: () => '/api/admin/stats' },
+  // Ends the target's sessions (the target is nobody's caller in the suites).
+  { key: 'DELETE /admin/users/:id/sessions', method: 'DELETE', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/sessions` },
   { key: 'GET /health', method: 'GET', as: 'anonymous', path: () => '/api/health' },
   { key: 'GET /health/live', method: 'GET', as: 'anonymous', path: () => '/api/health/live' },
   { key: 'GET /health/ready', method: 'GET', as: 'anonymous', path: () => '/api/health/ready' },

@@ -318,6 +318,10 @@ describe('path parameters', () => {
         t.request('DELETE', `/api/admin/users/${value}`, { token: callers.admin.accessToken, csrf: callers.admin.csrfToken }),
         t.request('GET', `/api/auth/verify-email/${value}`),
         t.request('POST', `/api/auth/reset-password/${value}`, { body: { password: 'Fresh-Start-2026!', confirmPassword: 'Fresh-Start-2026!' } }),
+        t.request('POST', `/api/auth/accept-invite/${value}`, { body: { password: 'Fresh-Start-2026!', confirmPassword: 'Fresh-Start-2026!' } }),
+        t.request('POST', `/api/admin/users/${value}/invitation`, { token: callers.admin.accessToken, csrf: callers.admin.csrfToken }),
+        t.request('POST', `/api/admin/users/${value}/password-reset`, { token: callers.admin.accessToken, csrf: callers.admin.csrfToken }),
+        t.request('DELETE', `/api/admin/users/${value}/sessions`, { token: callers.admin.accessToken, csrf: callers.admin.csrfToken }),
         t.request('GET', `/api/users/pictures/${value}`),
       ])
       for (const answer of answers) {
@@ -334,7 +338,7 @@ describe('e-mail addresses built to hurt', () => {
 
   it('cover every endpoint that takes an address', () => {
     expect(EMAIL_FIELDS.map(([key]) => key).sort()).toEqual(
-      ['POST /auth/forgot-password', 'POST /auth/login', 'POST /auth/register', 'POST /auth/resend-verification', 'PUT /admin/users/:id'].sort(),
+      ['POST /auth/forgot-password', 'POST /auth/login', 'POST /auth/register', 'POST /auth/resend-verification', 'PUT /admin/users/:id', 'POST /admin/users'].sort(),
     )
   })
 

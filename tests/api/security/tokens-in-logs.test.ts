@@ -101,6 +101,26 @@ describe('a token under any query parameter name', () => {
 })
 
 describe('a token in a path or a header', () => {
+  it("an invitation's token is absent from the log, whether the acceptance fails or succeeds", async () => {
+    const admin = await quickSignIn(t, { role: 'ADMIN' })
+    const email = `invitee-${Date.now()}@example.com`
+    const invited = await t.request('POST', '/api/admin/users', { token: admin.accessToken, csrf: admin.csrfToken, body: { name: 'Log Invitee', email, role: 'CLIENT' } })
+    expect(invited.statusCode).toBe(201)
+    await t.deliverMail()
+    const link = t
+      .outbox()
+      .find((mail) => mail.to === email)!
+      .links.find((address) => address.includes('/accept-invite'))!
+    const token = new URL(link).searchParams.get('token')!
+    const before = t.logs.length
+    await t.request('POST', `/api/auth/accept-invite/${token}`, { body: { password: 'short', confirmPassword: 'short' } })
+    const accepted = await t.request('POST', `/api/auth/accept-invite/${token}`, { body: { password: 'Fresh-Start-2026!', confirmPassword: 'Fresh-Start-2026!' } })
+    expect(accepted.statusCode).toBe(200)
+    const lines = t.logs.slice(before)
+    expect(lines.join('\n')).toContain('/api/auth/accept-invite/[redacted]')
+    for (const piece of [token, token.slice(0, 20), token.slice(-20)]) expect(lines.find((line) => line.includes(piece))).toBeUndefined()
+  })
+
   it('is absent from the log in any path, known route or not', async () => {
     const before = t.logs.length
     for (const secret of secrets) {

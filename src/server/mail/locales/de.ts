@@ -30,6 +30,17 @@ export const de: MailTexts = {
       paragraphs: ['Das Passwort Ihres Kontos wurde soeben geändert, und Ihre anderen Sitzungen wurden abgemeldet.'],
       after: ['Wenn Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück: {{resetLink}}'],
     },
+    invitation: {
+      subject: 'Sie sind eingeladen',
+      paragraphs: ['{{invitedBy}} hat für Sie ein Konto bei {{appName}} angelegt. Wählen Sie Ihr Passwort, um beizutreten.'],
+      action: 'Einladung annehmen',
+      after: ['Dieser Link läuft in 7 Tagen ab und kann einmal verwendet werden. Wenn Sie ihn nicht erwartet haben, können Sie diese Nachricht ignorieren.'],
+    },
+    'signed-out-by-admin': {
+      subject: 'Sie wurden von Ihrem Konto abgemeldet',
+      paragraphs: ['Ein Administrator hat Ihr Konto auf allen Geräten abgemeldet. Melden Sie sich erneut an, um fortzufahren.'],
+      after: ['Wenn Sie glauben, dass jemand anderes Ihr Passwort kennt, setzen Sie es jetzt zurück: {{resetLink}}'],
+    },
     'new-sign-in': {
       subject: 'Neue Anmeldung bei Ihrem Konto',
       paragraphs: [

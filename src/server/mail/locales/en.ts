@@ -30,6 +30,17 @@ export const en: MailTexts = {
       paragraphs: ['The password of your account was just changed, and your other sessions were signed out.'],
       after: ['If you did not do this, reset your password now: {{resetLink}}'],
     },
+    invitation: {
+      subject: 'You are invited',
+      paragraphs: ['{{invitedBy}} has created an account for you on {{appName}}. Choose your password to join.'],
+      action: 'Accept invitation',
+      after: ['This link expires in 7 days and can be used once. If you did not expect it, you can ignore this message.'],
+    },
+    'signed-out-by-admin': {
+      subject: 'You were signed out of your account',
+      paragraphs: ['An administrator signed your account out on every device. Sign in again to continue.'],
+      after: ['If you think someone else knows your password, reset it now: {{resetLink}}'],
+    },
     'new-sign-in': {
       subject: 'New sign-in to your account',
       paragraphs: [

@@ -30,6 +30,17 @@ export const es: MailTexts = {
       paragraphs: ['La contraseña de tu cuenta acaba de cambiar y se han cerrado tus demás sesiones.'],
       after: ['Si no has sido tú, restablece tu contraseña ahora: {{resetLink}}'],
     },
+    invitation: {
+      subject: 'Te han invitado',
+      paragraphs: ['{{invitedBy}} ha creado una cuenta para ti en {{appName}}. Elige tu contraseña para unirte.'],
+      action: 'Aceptar invitación',
+      after: ['Este enlace caduca en 7 días y solo se puede usar una vez. Si no lo esperabas, puedes ignorar este mensaje.'],
+    },
+    'signed-out-by-admin': {
+      subject: 'Se cerró la sesión de tu cuenta',
+      paragraphs: ['Un administrador cerró la sesión de tu cuenta en todos tus dispositivos. Vuelve a iniciar sesión para continuar.'],
+      after: ['Si crees que otra persona conoce tu contraseña, restablécela ahora: {{resetLink}}'],
+    },
     'new-sign-in': {
       subject: 'Nuevo inicio de sesión en tu cuenta',
       paragraphs: [

@@ -30,6 +30,17 @@ export const fr: MailTexts = {
       paragraphs: ["Le mot de passe de votre compte vient d'être modifié, et vos autres sessions ont été déconnectées."],
       after: ["Si ce n'était pas vous, réinitialisez votre mot de passe maintenant : {{resetLink}}"],
     },
+    invitation: {
+      subject: 'Vous êtes invité',
+      paragraphs: ['{{invitedBy}} vous a créé un compte sur {{appName}}. Choisissez votre mot de passe pour le rejoindre.'],
+      action: "Accepter l'invitation",
+      after: ["Ce lien expire dans 7 jours et ne peut servir qu'une fois. Si vous ne l'attendiez pas, vous pouvez ignorer ce message."],
+    },
+    'signed-out-by-admin': {
+      subject: 'Vous avez été déconnecté de votre compte',
+      paragraphs: ['Un administrateur a déconnecté votre compte sur tous vos appareils. Reconnectez-vous pour continuer.'],
+      after: ["Si vous pensez que quelqu'un d'autre connaît votre mot de passe, réinitialisez-le maintenant : {{resetLink}}"],
+    },
     'new-sign-in': {
       subject: 'Nouvelle connexion à votre compte',
       paragraphs: [

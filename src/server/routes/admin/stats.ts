@@ -7,6 +7,8 @@ import { envelope, failures, ok } from '~server/http/envelope'
 /** The admin dashboard's numbers and recent activity. */
 export function adminStatsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get('/admin/stats', { schema: { response: { 200: envelope(adminStatsSchema), ...failures(401, 403, 503) } } }, async () => ok(await adminStats(ctx.db)))
+    app.get('/admin/stats', { schema: { response: { 200: envelope(adminStatsSchema), ...failures(401, 403, 503) } } }, async () =>
+      ok(await adminStats(ctx.db, ctx.clock())),
+    )
   }
 }

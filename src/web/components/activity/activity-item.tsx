@@ -4,6 +4,7 @@ import { Badge, RoleBadge } from '~web/components/ui/badge'
 import { useI18n } from '~web/lib/i18n'
 import { formatDate, formatTime, relativeTime } from '~web/lib/time'
 import { activityBadge, activityText, badgeText, detailsText } from './activity-text'
+import { ActorLine, ChangeList } from './audit-parts'
 
 const BADGE_TONES: Record<string, 'green' | 'blue' | 'amber' | 'red' | 'purple' | 'gray'> = {
   logged: 'green',
@@ -14,6 +15,10 @@ const BADGE_TONES: Record<string, 'green' | 'blue' | 'amber' | 'red' | 'purple' 
   failed: 'red',
   verified: 'purple',
   reset: 'purple',
+  invited: 'blue',
+  resent: 'blue',
+  accepted: 'purple',
+  sent: 'purple',
   added: 'blue',
   renamed: 'amber',
   removed: 'red',
@@ -44,7 +49,12 @@ export function ActivityItem({ entry, showUser = false, now }: { entry: Activity
             {user?.email ? <span className="min-w-0 wrap-anywhere text-muted">{user.email}</span> : null}
           </div>
         ) : null}
-        {entry.details ? <p className="text-sm break-words text-muted">{detailsText(entry.details, i18n)}</p> : null}
+        {entry.actor ? <ActorLine actor={entry.actor} /> : null}
+        {entry.changes ? (
+          <ChangeList changes={entry.changes} />
+        ) : entry.details ? (
+          <p className="text-sm break-words text-muted">{detailsText(entry.details, i18n)}</p>
+        ) : null}
         <p className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-muted">
           {entry.ipAddress ? (
             <span className="wrap-anywhere">

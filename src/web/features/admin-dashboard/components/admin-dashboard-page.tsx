@@ -2,7 +2,9 @@ import type { ComponentType, SVGProps } from 'react'
 import { Link } from 'react-router'
 import RefreshCw from 'lucide-react/icons/refresh-cw'
 import ScrollText from 'lucide-react/icons/scroll-text'
+import MailWarning from 'lucide-react/icons/mail-warning'
 import Shield from 'lucide-react/icons/shield'
+import ShieldCheck from 'lucide-react/icons/shield-check'
 import User from 'lucide-react/icons/user'
 import UserCheck from 'lucide-react/icons/user-check'
 import UserX from 'lucide-react/icons/user-x'
@@ -18,6 +20,7 @@ import { EmptyState, ErrorState } from '~web/components/ui/states'
 import { paths } from '~web/config/paths'
 import { useI18n } from '~web/lib/i18n'
 import { useAdminStats } from '../api/get-admin-stats'
+import { SignUpsChart } from './sign-ups-chart'
 
 export function AdminDashboardPage() {
   const { t } = useI18n()
@@ -51,11 +54,13 @@ function Overview({ data }: { data: AdminStats }) {
   const recent = recentActivities.slice(0, RECENT_ACTIVITY_SHOWN)
   return (
     <div className="space-y-6">
-      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-4">
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-3">
         <StatCard label={t('admin.totalUsers')} value={stats.totalUsers} icon={Users} />
         <StatCard label={t('admin.activeUsers')} value={stats.byStatus.active} icon={UserCheck} />
         <StatCard label={t('admin.inactiveUsers')} value={stats.byStatus.inactive} icon={UserX} hint={t('admin.inactiveHint')} />
         <StatCard label={t('admin.administrators')} value={stats.byRole.admins} icon={Shield} />
+        <StatCard label={t('adminCharts.unverified')} value={stats.unverified} icon={MailWarning} hint={t('adminCharts.unverifiedHint')} />
+        <StatCard label={t('adminCharts.mfaEnabled')} value={stats.mfaEnabled} icon={ShieldCheck} />
       </div>
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <Card>
@@ -99,6 +104,7 @@ function Overview({ data }: { data: AdminStats }) {
             </Link>
           </CardContent>
         </Card>
+        <SignUpsChart signUps={data.signUps} />
         <Card className="lg:col-span-2">
           <CardHeader className="flex flex-row flex-wrap items-center justify-between gap-2">
             <CardTitle>{t('admin.recentActivity')}</CardTitle>

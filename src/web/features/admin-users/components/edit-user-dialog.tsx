@@ -10,10 +10,25 @@ import { applyServerFieldErrors, useSchemaForm } from '~web/lib/forms'
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
 import { useUpdateUser } from '../api/update-user'
+import { securityActionsFor } from '../security-actions'
 import { ROLE_OPTIONS, changedFields, roleChangeBlockedReason } from '../user-rules'
+import type { OnSecurityAction } from './users-table'
 
 /** The Edit User dialog: sends only the fields that changed, and simply closes when none did. */
-export function EditUserDialog({ user, actor, onClose, returnFocus }: { user: User | null; actor: User; onClose: () => void; returnFocus?: () => HTMLElement | null }) {
+export function EditUserDialog({
+  user,
+  actor,
+  onClose,
+  returnFocus,
+  onSecurityAction,
+}: {
+  user: User | null
+  actor: User
+  onClose: () => void
+  returnFocus?: () => HTMLElement | null
+  /** The security actions (a reset link, signing out everywhere…): the page asks for confirmation. */
+  onSecurityAction?: OnSecurityAction
+}) {
   const { t } = useI18n()
   return (
     <Dialog
@@ -24,6 +39,7 @@ export function EditUserDialog({ user, actor, onClose, returnFocus }: { user: Us
       description={user ? t('users.editDescription', { name: user.name }) : undefined}
     >
       {user ? <EditUserForm key={user.id} user={user} actor={actor} onClose={onClose} /> : null}
+      {user && onSecurityAction ? <SecuritySection user={user} actor={actor} onSecurityAction={onSecurityAction} /> : null}
     </Dialog>
   )
 }
@@ -91,5 +107,27 @@ function EditUserForm({ user, actor, onClose }: { user: User; actor: User; onClo
         </Button>
       </div>
     </form>
+  )
+}
+
+/** The account's security, under the form: each button opens its confirmation in place of this dialog. */
+function SecuritySection({ user, actor, onSecurityAction }: { user: User; actor: User; onSecurityAction: OnSecurityAction }) {
+  const { t, tm } = useI18n()
+  const offered = securityActionsFor(actor, user)
+  const reason = offered.find((item) => item.reason)?.reason
+  return (
+    <section aria-labelledby="edit-user-security" className="mt-6 space-y-3 border-t border-line pt-4">
+      <h3 id="edit-user-security" className="text-sm font-semibold">
+        {t('userActions.section')}
+      </h3>
+      {reason ? <p className="text-sm text-muted">{tm(reason)}</p> : null}
+      <div className="flex flex-wrap gap-2">
+        {offered.map(({ action, reason: blocked }) => (
+          <Button key={action} variant="outline" size="sm" disabled={!!blocked} onClick={() => onSecurityAction(user, action)}>
+            {t(`userActions.${action}.menu`)}
+          </Button>
+        ))}
+      </div>
+    </section>
   )
 }

@@ -1,8 +1,10 @@
 import { useRef, useState } from 'react'
+import UserPlus from 'lucide-react/icons/user-plus'
 import { ROLES, STATUSES } from '~shared/constants'
 import { SORT_ORDERS, type SortOrder, USER_SORTS, type UserSort } from '~shared/schemas/lists'
 import type { User } from '~shared/schemas/user'
 import { ExportButton } from '~web/components/export/export-button'
+import { Button } from '~web/components/ui/button'
 import { Card, CardContent } from '~web/components/ui/card'
 import { SearchField, SelectField } from '~web/components/ui/filter-fields'
 import { PageHeader } from '~web/components/ui/page-header'
@@ -16,7 +18,9 @@ import { exportUsers, INACTIVE_DAYS, type UsersFilters, useUsers } from '../api/
 import { ROLE_OPTIONS } from '../user-rules'
 import { DeleteUserDialog } from './delete-user-dialog'
 import { EditUserDialog } from './edit-user-dialog'
-import { UsersTable } from './users-table'
+import { InviteUserDialog } from './invite-user-dialog'
+import { type PendingSecurityAction, UserSecurityDialog } from './user-security-dialog'
+import { type OnSecurityAction, UsersTable } from './users-table'
 
 const YES_NO = ['all', 'true', 'false'] as const
 
@@ -40,6 +44,8 @@ export function UsersPage() {
   const sortBy = (sort: UserSort, order: SortOrder) => list.setFilters({ sort, order })
   const [editing, setEditing] = useState<User | null>(null)
   const [deleting, setDeleting] = useState<User | null>(null)
+  const [inviting, setInviting] = useState(false)
+  const [securing, setSecuring] = useState<PendingSecurityAction | null>(null)
   const area = useRef<HTMLDivElement>(null)
   // Whose actions button takes focus back when a dialog closes: the row's own, or, when it was
   // deleted, the row that took its place, the one before it, else the table or the search box.
@@ -57,6 +63,12 @@ export function UsersPage() {
     returnTo.current = [user.id, users[index + 1]?.id, users[index - 1]?.id].filter((id) => id !== undefined)
     setDeleting(user)
   }
+  // From the row menu or from the edit dialog (which closes first): a confirmation, then the action.
+  const secure: OnSecurityAction = (user, action) => {
+    returnTo.current = [user.id]
+    setEditing(null)
+    setSecuring({ user, action })
+  }
   const returnFocus = () => {
     const root = area.current
     if (!root) return null
@@ -67,7 +79,16 @@ export function UsersPage() {
 
   return (
     <div ref={area}>
-      <PageHeader title={total === undefined ? t('users.title') : t('users.titleWithCount', { count: total })} description={t('users.description')} />
+      <PageHeader
+        title={total === undefined ? t('users.title') : t('users.titleWithCount', { count: total })}
+        description={t('users.description')}
+        actions={
+          <Button onClick={() => setInviting(true)}>
+            <UserPlus aria-hidden className="size-4" />
+            {t('invitations.invite')}
+          </Button>
+        }
+      />
       <Card>
         <CardContent className="space-y-4 pt-4 sm:pt-6">
           <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-[1fr_auto_auto]">
@@ -148,13 +169,24 @@ export function UsersPage() {
             <EmptyState title={t('users.empty')} />
           ) : (
             <>
-              <UsersTable users={users} actor={actor} onEdit={edit} onDelete={remove} sort={list.filters.sort} order={list.filters.order} onSort={sortBy} />
+              <UsersTable
+                users={users}
+                actor={actor}
+                onEdit={edit}
+                onDelete={remove}
+                onSecurityAction={secure}
+                sort={list.filters.sort}
+                order={list.filters.order}
+                onSort={sortBy}
+              />
               <Pagination page={list.page} pages={query.data?.pagination.pages ?? 1} onChange={list.setPage} hideSingle />
             </>
           )}
         </CardContent>
       </Card>
-      <EditUserDialog user={editing} actor={actor} onClose={() => setEditing(null)} returnFocus={returnFocus} />
+      <EditUserDialog user={editing} actor={actor} onClose={() => setEditing(null)} returnFocus={returnFocus} onSecurityAction={secure} />
+      <InviteUserDialog open={inviting} onClose={() => setInviting(false)} />
+      <UserSecurityDialog pending={securing} onClose={() => setSecuring(null)} returnFocus={returnFocus} />
       <DeleteUserDialog user={deleting} onClose={() => setDeleting(null)} returnFocus={returnFocus} />
     </div>
   )

@@ -5,6 +5,9 @@ import ArrowUpDown from 'lucide-react/icons/arrow-up-down'
 import EllipsisVertical from 'lucide-react/icons/ellipsis-vertical'
 import Pencil from 'lucide-react/icons/pencil'
 import Trash2 from 'lucide-react/icons/trash-2'
+import KeyRound from 'lucide-react/icons/key-round'
+import LogOut from 'lucide-react/icons/log-out'
+import MailPlus from 'lucide-react/icons/mail-plus'
 import type { AdminUser, SortOrder, UserSort } from '~shared/schemas/lists'
 import type { User } from '~shared/schemas/user'
 import { Avatar } from '~web/components/ui/avatar'
@@ -14,7 +17,13 @@ import { Menu, MenuContent, MenuItem, MenuTrigger } from '~web/components/ui/dro
 import { cn } from '~web/lib/cn'
 import { useI18n } from '~web/lib/i18n'
 import { formatDate, formatDateTime, relativeTime } from '~web/lib/time'
+import { type UserSecurityAction, securityActionsFor } from '../security-actions'
 import { deleteBlockedReason, editBlockedReason } from '../user-rules'
+
+/** The admin's actions on a user's security, each opening its confirmation (`security-actions.ts`). */
+export type OnSecurityAction = (user: User, action: UserSecurityAction) => void
+
+const SECURITY_ICONS: Record<UserSecurityAction, typeof KeyRound> = { 'resend-invitation': MailPlus, 'password-reset': KeyRound, 'sign-out': LogOut }
 
 /**
  * The users table. On small screens each row becomes a card whose cells carry their column name,
@@ -27,6 +36,7 @@ export function UsersTable({
   actor,
   onEdit,
   onDelete,
+  onSecurityAction,
   sort,
   order,
   onSort,
@@ -38,6 +48,7 @@ export function UsersTable({
   sort: UserSort
   order: SortOrder
   onSort: (sort: UserSort, order: SortOrder) => void
+  onSecurityAction: OnSecurityAction
 }) {
   const { t } = useI18n()
   const sorting = { sort, order, onSort }
@@ -119,7 +130,7 @@ export function UsersTable({
                 )}
               </Cell>
               <td className="absolute top-3 right-0 md:static md:px-2 md:py-3 md:text-right xl:px-3">
-                <RowActions user={user} actor={actor} onEdit={onEdit} onDelete={onDelete} />
+                <RowActions user={user} actor={actor} onEdit={onEdit} onDelete={onDelete} onSecurityAction={onSecurityAction} />
               </td>
             </tr>
           ))}
@@ -173,8 +184,20 @@ function Cell({ label, children, wideOnly = false }: { label: string; children: 
   )
 }
 
-/** Edit and Delete; an unavailable action stays reachable and says why. */
-function RowActions({ user, actor, onEdit, onDelete }: { user: User; actor: User; onEdit: (user: User) => void; onDelete: (user: User) => void }) {
+/** Edit, the security actions and Delete; an unavailable action stays reachable and says why. */
+function RowActions({
+  user,
+  actor,
+  onEdit,
+  onDelete,
+  onSecurityAction,
+}: {
+  user: User
+  actor: User
+  onEdit: (user: User) => void
+  onDelete: (user: User) => void
+  onSecurityAction: OnSecurityAction
+}) {
   const { t, tm } = useI18n()
   const editReason = editBlockedReason(actor, user)
   const deleteReason = deleteBlockedReason(actor, user)
@@ -188,6 +211,15 @@ function RowActions({ user, actor, onEdit, onDelete }: { user: User; actor: User
           <Pencil aria-hidden className="size-4" />
           {t('users.edit')}
         </MenuItem>
+        {securityActionsFor(actor, user).map(({ action, reason }) => {
+          const Icon = SECURITY_ICONS[action]
+          return (
+            <MenuItem key={action} id={`${action}-${user.id}`} reason={reason ? tm(reason) : null} onSelect={() => onSecurityAction(user, action)}>
+              <Icon aria-hidden className="size-4" />
+              {t(`userActions.${action}.menu`)}
+            </MenuItem>
+          )
+        })}
         <MenuItem id={`delete-${user.id}`} danger reason={deleteReason ? tm(deleteReason) : null} onSelect={() => onDelete(user)}>
           <Trash2 aria-hidden className="size-4" />
           {t('users.delete')}
