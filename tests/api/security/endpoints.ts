@@ -199,6 +199,11 @@ export const BODILESS_POSTS: Endpoint[] = [
 
 export const OTHER_ENDPOINTS: Endpoint[] = [
   { key: 'GET /auth/me', method: 'GET', as: 'user', path: () => '/api/auth/me' },
+  { key: 'GET /auth/sessions', method: 'GET', as: 'user', path: () => '/api/auth/sessions' },
+  // An id nobody has: the same 404 as another user's session, so walking the catalogue ends nothing.
+  { key: 'DELETE /auth/sessions/:id', method: 'DELETE', as: 'user', path: () => '/api/auth/sessions/00000000-0000-4000-8000-000000000000' },
+  // Ends the caller's other sessions; the suites sign the caller in once, so there are none.
+  { key: 'DELETE /auth/sessions', method: 'DELETE', as: 'user', path: () => '/api/auth/sessions' },
   { key: 'GET /auth/verify-email/:token', method: 'GET', as: 'anonymous', path: () => `/api/auth/verify-email/${UNISSUED_TOKEN}` },
   { key: 'GET /auth/csrf-token', method: 'GET', as: 'user', path: () => '/api/auth/csrf-token' },
   { key: 'GET /auth/passkeys', method: 'GET', as: 'user', path: () => '/api/auth/passkeys' },
