@@ -15,6 +15,7 @@ import { passwordResetRoutes } from '~server/routes/auth/password-reset'
 import { registrationRoutes } from '~server/routes/auth/registration'
 import { sessionRoutes } from '~server/routes/auth/session'
 import { signInRoutes } from '~server/routes/auth/sign-in'
+import { twoFactorRoutes } from '~server/routes/auth/two-factor'
 import { outboxRoutes } from '~server/routes/dev-outbox'
 import { webRoutes } from '~server/routes/web'
 import { activityRoutes } from '~server/routes/activity'
@@ -89,6 +90,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(registrationRoutes(ctx))
       await api.register(signInRoutes(ctx))
       await api.register(sessionRoutes(ctx))
+      await api.register(twoFactorRoutes(ctx))
       await api.register(passwordResetRoutes(ctx))
       await api.register(profileRoutes(ctx))
       await api.register(pictureRoutes(ctx))

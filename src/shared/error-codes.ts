@@ -17,6 +17,8 @@ export const ERROR_CODES = [
   'SESSION_ENDED',
   'INVALID_CREDENTIALS',
   'REFRESH_INVALID',
+  /** The sign-in's second step: a wrong code, or an mfaToken that is wrong, used, expired or spent. */
+  'INVALID_CODE',
   // 403
   'FORBIDDEN',
   'CSRF_INVALID',
@@ -34,6 +36,10 @@ export const ERROR_CODES = [
   'EMAIL_TAKEN',
   'LAST_ADMIN',
   'NOT_INACTIVE',
+  /** Two-factor: a setup while it is on, codes while it is off, a code with no setup waiting. */
+  'MFA_ALREADY_ENABLED',
+  'MFA_NOT_ENABLED',
+  'MFA_SETUP_REQUIRED',
   // 421
   'MISDIRECTED_REQUEST',
   // 413, 414, 415, 429

@@ -34,5 +34,6 @@ export function pageLinks(origin: string) {
     resetPassword: (token: string) => `${origin}${paths.resetPassword}?token=${encodeURIComponent(token)}`,
     login: () => `${origin}${paths.login}`,
     forgotPassword: () => `${origin}${paths.forgotPassword}`,
+    profile: () => `${origin}${paths.profile}`,
   }
 }

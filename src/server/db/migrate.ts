@@ -7,6 +7,7 @@ import * as userSearchAnywhere from '~server/db/migrations/0005_user_search_anyw
 import * as normalisedAddresses from '~server/db/migrations/0006_normalised_addresses'
 import * as oneRefreshRotation from '~server/db/migrations/0007_one_refresh_rotation'
 import * as accountSecurityColumns from '~server/db/migrations/0008_account_security_columns'
+import * as twoFactor from '~server/db/migrations/0010_two_factor'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0006_normalised_addresses': normalisedAddresses,
   '0007_one_refresh_rotation': oneRefreshRotation,
   '0008_account_security_columns': accountSecurityColumns,
+  '0010_two_factor': twoFactor,
 }
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations }

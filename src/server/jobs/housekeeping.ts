@@ -2,12 +2,13 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import { addSeconds, type Clock } from '~server/clock'
 import { deleteEndedSessions, forgetSealedRefreshTokens } from '~server/auth/sessions'
+import { deleteExpiredMfaChallenges } from '~server/data/second-factors'
 import type { Database } from '~server/db/types'
 
 /**
  * Hourly clean-up of what has no use left: sessions ended more than a week ago (with their
- * refresh tokens), sealed refresh tokens past their grace, expired one-time tokens and throttling
- * windows that are over. The activity log is never touched.
+ * refresh tokens), sealed refresh tokens past their grace, expired one-time tokens, sign-ins that
+ * waited in vain for their second step, and throttling windows that are over. The activity log is never touched.
  */
 const EVERY_MS = 60 * 60 * 1000
 const KEEP_ENDED_SESSIONS_SECONDS = 7 * 24 * 60 * 60
@@ -43,5 +44,6 @@ export class Housekeeping {
       .where('expires_at', '<', addSeconds(now, -24 * 60 * 60))
       .execute()
     await this.db.deleteFrom('rate_limits').where('reset_at', '<', now).execute()
+    await deleteExpiredMfaChallenges(this.db, now)
   }
 }

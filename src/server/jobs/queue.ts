@@ -19,6 +19,7 @@ export type MailMessage =
   | { template: 'already-registered'; to: string; name: string; loginLink: string; resetLink: string }
   | { template: 'reset-password'; to: string; name: string; link: string }
   | { template: 'password-changed'; to: string; name: string; resetLink: string }
+  | { template: 'two-factor-enabled' | 'two-factor-disabled' | 'recovery-codes-replaced'; to: string; name: string; profileLink: string; resetLink: string }
 
 /**
  * "Send me a reset link" and "send me a new verification link", from someone who may or may not

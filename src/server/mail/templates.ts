@@ -87,5 +87,32 @@ export function renderMail(message: MailMessage): RenderedMail {
         paragraphs: ['The password of your account was just changed, and your other sessions were signed out.'],
         after: [`If you did not do this, reset your password now: ${message.resetLink}`],
       })
+    case 'two-factor-enabled':
+      return compose(message.to, {
+        subject: 'Two-factor authentication is on',
+        greeting,
+        paragraphs: [
+          'Two-factor authentication was just turned on for your account: signing in now asks for a code from your authenticator app after your password.',
+          'Keep your recovery codes somewhere safe: each one signs you in once if you lose your phone.',
+        ],
+        action: { label: 'Review your security settings', link: message.profileLink },
+        after: [`If you did not do this, reset your password now: ${message.resetLink}`],
+      })
+    case 'two-factor-disabled':
+      return compose(message.to, {
+        subject: 'Two-factor authentication is off',
+        greeting,
+        paragraphs: ['Two-factor authentication was just turned off for your account: signing in now asks only for your password.'],
+        action: { label: 'Review your security settings', link: message.profileLink },
+        after: [`If you did not do this, reset your password now and turn two-factor authentication on again: ${message.resetLink}`],
+      })
+    case 'recovery-codes-replaced':
+      return compose(message.to, {
+        subject: 'New recovery codes for your account',
+        greeting,
+        paragraphs: ['A new set of recovery codes was just made for your account. The codes you had before no longer work.'],
+        action: { label: 'Review your security settings', link: message.profileLink },
+        after: [`If you did not do this, reset your password now: ${message.resetLink}`],
+      })
   }
 }

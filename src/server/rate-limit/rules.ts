@@ -34,6 +34,9 @@ export const RULES = {
   /** Reset and verification links tried from one client address, valid or not. */
   resetPasswordByIp: rule('reset-ip', 20, 15 * 60),
   verifyEmailByIp: rule('verify-ip', 30, 15 * 60),
-  /** Guesses at the current password from a signed-in session (a stolen token, an open laptop). */
+  /**
+   * Guesses at the current password from a signed-in session (a stolen token, an open laptop):
+   * changing it, and confirming it to set up, turn off or renew two-factor sign-in.
+   */
   changePasswordByUser: rule('change-password-account', 10, 15 * 60),
 } as const

@@ -14,6 +14,9 @@ const BADGE_TONES: Record<string, 'green' | 'blue' | 'amber' | 'red' | 'purple' 
   failed: 'red',
   verified: 'purple',
   reset: 'purple',
+  enabled: 'green',
+  disabled: 'red',
+  regenerated: 'purple',
 }
 
 /**

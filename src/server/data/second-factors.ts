@@ -1,0 +1,158 @@
+import { type Kysely, sql, type Transaction } from 'kysely'
+import type { Database } from '~server/db/types'
+
+/**
+ * Rows of an account's second factors (migration 0010): the authenticator-app secret (sealed),
+ * the recovery codes (hashed) and the sign-in challenges that wait for a second step.
+ */
+
+type Db = Kysely<Database> | Transaction<Database>
+
+/** How many passkeys an account has. */
+export type PasskeyCounter = (db: Db, userId: string) => Promise<number>
+
+/** Until passkeys exist, none: the passkey rows' own count is plugged in here. */
+export const countPasskeys: PasskeyCounter = async () => 0
+
+export interface TotpRow {
+  secret_sealed: Buffer
+  enabled_at: Date | null
+  last_used_step: number | null
+}
+
+export function findTotp(db: Db, userId: string): Promise<TotpRow | undefined> {
+  return db.selectFrom('totp_credentials').select(['secret_sealed', 'enabled_at', 'last_used_step']).where('user_id', '=', userId).executeTakeFirst()
+}
+
+/** The row, locked until the caller's transaction ends (a change that depends on the app being on). */
+export function lockTotp(trx: Transaction<Database>, userId: string): Promise<Pick<TotpRow, 'enabled_at'> | undefined> {
+  return trx.selectFrom('totp_credentials').select(['enabled_at']).where('user_id', '=', userId).forUpdate().executeTakeFirst()
+}
+
+/** A setup's secret, waiting for its first code; replaces an earlier setup, never an enabled secret. */
+export async function savePendingTotp(db: Db, userId: string, sealed: Buffer, now: Date): Promise<boolean> {
+  const row = await db
+    .insertInto('totp_credentials')
+    .values({ user_id: userId, secret_sealed: sealed, created_at: now, enabled_at: null, last_used_step: null })
+    .onConflict((oc) =>
+      oc
+        .column('user_id')
+        .doUpdateSet({ secret_sealed: sealed, created_at: now, last_used_step: null })
+        .where('totp_credentials.enabled_at', 'is', null),
+    )
+    .returning('user_id')
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** Turns the waiting secret on, its first code's step counted as used. False when none is waiting. */
+export async function enableTotp(trx: Db, userId: string, step: number, now: Date): Promise<boolean> {
+  const result = await trx
+    .updateTable('totp_credentials')
+    .set({ enabled_at: now, last_used_step: step })
+    .where('user_id', '=', userId)
+    .where('enabled_at', 'is', null)
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}
+
+/** Marks a step used, only when it is later than the last one: two requests cannot both use a code. */
+export async function claimTotpStep(trx: Db, userId: string, step: number): Promise<boolean> {
+  const result = await trx
+    .updateTable('totp_credentials')
+    .set({ last_used_step: step })
+    .where('user_id', '=', userId)
+    .where('enabled_at', 'is not', null)
+    .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]))
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}
+
+export async function countRecoveryCodesLeft(db: Db, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('recovery_codes')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** A new set of recovery codes; the old set is gone. */
+export async function replaceRecoveryCodes(trx: Db, userId: string, hashes: Buffer[], now: Date): Promise<void> {
+  await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute()
+  await trx
+    .insertInto('recovery_codes')
+    .values(hashes.map((code_hash) => ({ code_hash, user_id: userId, created_at: now, used_at: null })))
+    .execute()
+}
+
+/** Uses a recovery code once. False when it is not one of the account's unused codes. */
+export async function claimRecoveryCode(trx: Db, userId: string, hash: Buffer, now: Date): Promise<boolean> {
+  const result = await trx
+    .updateTable('recovery_codes')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('code_hash', '=', hash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}
+
+/** Removes the secret, the recovery codes and the waiting sign-ins, and clears `users.mfa_enabled`. */
+export async function deleteSecondFactors(trx: Db, userId: string): Promise<boolean> {
+  const totp = await trx.deleteFrom('totp_credentials').where('user_id', '=', userId).returning('enabled_at').executeTakeFirst()
+  await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute()
+  await trx.deleteFrom('mfa_challenges').where('user_id', '=', userId).execute()
+  const user = await trx.updateTable('users').set({ mfa_enabled: false }).where('id', '=', userId).where('mfa_enabled', '=', true).executeTakeFirst()
+  return (totp?.enabled_at ?? null) !== null || user.numUpdatedRows === 1n
+}
+
+export async function markMfaEnabled(trx: Db, userId: string): Promise<void> {
+  await trx.updateTable('users').set({ mfa_enabled: true }).where('id', '=', userId).execute()
+}
+
+export interface ChallengeRow {
+  user_id: string
+  expires_at: Date
+  failures: number
+  used_at: Date | null
+}
+
+export async function createMfaChallenge(db: Db, input: { tokenHash: Buffer; userId: string; now: Date; expiresAt: Date }): Promise<void> {
+  await db
+    .insertInto('mfa_challenges')
+    .values({ token_hash: input.tokenHash, user_id: input.userId, created_at: input.now, expires_at: input.expiresAt, used_at: null })
+    .execute()
+}
+
+export function findMfaChallenge(db: Db, tokenHash: Buffer): Promise<ChallengeRow | undefined> {
+  return db.selectFrom('mfa_challenges').select(['user_id', 'expires_at', 'failures', 'used_at']).where('token_hash', '=', tokenHash).executeTakeFirst()
+}
+
+/** Counts a wrong code against the challenge. */
+export async function countChallengeFailure(trx: Db, tokenHash: Buffer): Promise<void> {
+  await trx
+    .updateTable('mfa_challenges')
+    .set({ failures: sql`failures + 1` })
+    .where('token_hash', '=', tokenHash)
+    .execute()
+}
+
+/** Uses the challenge, only while it is alive: two requests cannot both complete one sign-in. */
+export async function useMfaChallenge(trx: Db, tokenHash: Buffer, now: Date, maxFailures: number): Promise<boolean> {
+  const result = await trx
+    .updateTable('mfa_challenges')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('failures', '<', maxFailures)
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}
+
+/** Challenges past their life, for housekeeping. */
+export async function deleteExpiredMfaChallenges(db: Db, before: Date): Promise<void> {
+  await db.deleteFrom('mfa_challenges').where('expires_at', '<', before).execute()
+}
