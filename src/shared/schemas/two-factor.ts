@@ -85,3 +85,6 @@ export type MfaRequired = z.infer<typeof mfaRequiredSchema>
 /** What `POST /auth/login` answers: the tokens, or the call for a second step. */
 export const loginResultSchema = z.union([tokensSchema.extend({ user: userSchema }), mfaRequiredSchema])
 export type LoginResult = z.infer<typeof loginResultSchema>
+
+/** The sign-in page's recovery-code form (the code form is `enableTotpSchema`'s shape). */
+export const recoveryCodeFormSchema = z.strictObject({ recoveryCode: recoveryCodeField })

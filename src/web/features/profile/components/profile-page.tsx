@@ -2,6 +2,7 @@ import { PageHeader } from '~web/components/ui/page-header'
 import { Tab, TabList, TabPanel, Tabs } from '~web/components/ui/tabs'
 import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
+import { TwoFactorSection } from '~web/features/security/components/two-factor-section'
 import { useProfile } from '../api/get-profile'
 import { ChangePasswordForm } from './change-password-form'
 import { ProfileForm } from './profile-form'
@@ -23,7 +24,10 @@ export function ProfilePage() {
           <ProfileForm user={user} />
         </TabPanel>
         <TabPanel value="security">
-          <ChangePasswordForm />
+          <div className="space-y-6">
+            <ChangePasswordForm />
+            <TwoFactorSection email={user.email} />
+          </div>
         </TabPanel>
       </Tabs>
     </div>
