@@ -38,7 +38,7 @@ export function TotpSetup({ setup, onEnable, onCancel }: { setup: Setup; onEnabl
         <code
           aria-labelledby="totp-key-label"
           data-testid="totp-secret"
-          className="block max-w-md rounded-md border border-line bg-subtle px-3 py-2 font-mono text-sm break-all"
+          className="block max-w-md rounded-md border border-line bg-subtle px-3 py-2 font-mono text-sm break-words"
         >
           {setup.secret.replace(/(.{4})/g, '$1 ').trim()}
         </code>
