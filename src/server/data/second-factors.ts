@@ -1,4 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely'
+import type { ActivityKind } from '~server/data/activities'
+import { userColumns, type UserRecord } from '~server/data/users'
+import { runNamedStatement } from '~server/db/prepared'
 import type { Database } from '~server/db/types'
 
 /**
@@ -56,18 +59,6 @@ export async function enableTotp(trx: Db, userId: string, step: number, now: Dat
   return result.numUpdatedRows === 1n
 }
 
-/** Marks a step used, only when it is later than the last one: two requests cannot both use a code. */
-export async function claimTotpStep(trx: Db, userId: string, step: number): Promise<boolean> {
-  const result = await trx
-    .updateTable('totp_credentials')
-    .set({ last_used_step: step })
-    .where('user_id', '=', userId)
-    .where('enabled_at', 'is not', null)
-    .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]))
-    .executeTakeFirst()
-  return result.numUpdatedRows === 1n
-}
-
 export async function countRecoveryCodesLeft(db: Db, userId: string): Promise<number> {
   const row = await db
     .selectFrom('recovery_codes')
@@ -87,18 +78,6 @@ export async function replaceRecoveryCodes(trx: Db, userId: string, hashes: Buff
     .execute()
 }
 
-/** Uses a recovery code once. False when it is not one of the account's unused codes. */
-export async function claimRecoveryCode(trx: Db, userId: string, hash: Buffer, now: Date): Promise<boolean> {
-  const result = await trx
-    .updateTable('recovery_codes')
-    .set({ used_at: now })
-    .where('user_id', '=', userId)
-    .where('code_hash', '=', hash)
-    .where('used_at', 'is', null)
-    .executeTakeFirst()
-  return result.numUpdatedRows === 1n
-}
-
 /** Removes the secret, the recovery codes and the waiting sign-ins, and clears `users.mfa_enabled`. */
 export async function deleteSecondFactors(trx: Db, userId: string): Promise<boolean> {
   const totp = await trx.deleteFrom('totp_credentials').where('user_id', '=', userId).returning('enabled_at').executeTakeFirst()
@@ -112,13 +91,6 @@ export async function markMfaEnabled(trx: Db, userId: string): Promise<void> {
   await trx.updateTable('users').set({ mfa_enabled: true }).where('id', '=', userId).execute()
 }
 
-export interface ChallengeRow {
-  user_id: string
-  expires_at: Date
-  failures: number
-  used_at: Date | null
-}
-
 export async function createMfaChallenge(db: Db, input: { tokenHash: Buffer; userId: string; now: Date; expiresAt: Date }): Promise<void> {
   await db
     .insertInto('mfa_challenges')
@@ -126,30 +98,50 @@ export async function createMfaChallenge(db: Db, input: { tokenHash: Buffer; use
     .execute()
 }
 
-export function findMfaChallenge(db: Db, tokenHash: Buffer): Promise<ChallengeRow | undefined> {
-  return db.selectFrom('mfa_challenges').select(['user_id', 'expires_at', 'failures', 'used_at']).where('token_hash', '=', tokenHash).executeTakeFirst()
+/** A live challenge's account, with its app secret: one read, the second step's only one before its writes. */
+export async function findSecondStep(
+  db: Db,
+  input: { tokenHash: Buffer; now: Date; maxFailures: number },
+): Promise<(UserRecord & { secret_sealed: Buffer | null; totp_enabled_at: Date | null; last_used_step: number | null }) | undefined> {
+  const query = db
+    .selectFrom('mfa_challenges as c')
+    .innerJoin('users as u', 'u.id', 'c.user_id')
+    .leftJoin('totp_credentials as t', 't.user_id', 'c.user_id')
+    .select([...userColumns.map((column) => `u.${column}` as const), 't.secret_sealed', 't.enabled_at as totp_enabled_at', 't.last_used_step'])
+    .where('c.token_hash', '=', input.tokenHash)
+    .where('c.used_at', 'is', null)
+    .where('c.expires_at', '>', input.now)
+    .where('c.failures', '<', input.maxFailures)
+  return (await runNamedStatement(db, query.compile())).rows[0]
 }
 
-/** Counts a wrong code against the challenge. */
-export async function countChallengeFailure(trx: Db, tokenHash: Buffer): Promise<void> {
-  await trx
-    .updateTable('mfa_challenges')
-    .set({ failures: sql`failures + 1` })
-    .where('token_hash', '=', tokenHash)
-    .execute()
-}
+export type SecondStepOutcome = 'ok' | 'wrong' | 'dead'
 
-/** Uses the challenge, only while it is alive: two requests cannot both complete one sign-in. */
-export async function useMfaChallenge(trx: Db, tokenHash: Buffer, now: Date, maxFailures: number): Promise<boolean> {
-  const result = await trx
-    .updateTable('mfa_challenges')
-    .set({ used_at: now })
-    .where('token_hash', '=', tokenHash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .where('failures', '<', maxFailures)
-    .executeTakeFirst()
-  return result.numUpdatedRows === 1n
+/**
+ * The second step's writes, in one call of `use_second_step` (migration 0010): the code claimed
+ * and the challenge used, or a wrong code counted with its entry. A code is claimed only when its
+ * step is later than the last one used, or when the recovery code is unused: two requests cannot
+ * both use one code.
+ */
+export async function useSecondStep(
+  db: Db,
+  input: {
+    tokenHash: Buffer
+    now: Date
+    maxFailures: number
+    step: number | null
+    recoveryHash: Buffer | null
+    ip: string | null
+    failure: { kind: ActivityKind; activity: string; details: string }
+  },
+): Promise<SecondStepOutcome> {
+  const { rows } = await runNamedStatement(
+    db,
+    sql<{ outcome: SecondStepOutcome }>`
+      SELECT use_second_step(${input.tokenHash}, ${input.now}, ${input.maxFailures}, ${input.step}::integer, ${input.recoveryHash}::bytea,
+        ${input.ip}, ${input.failure.kind}, ${input.failure.activity}, ${input.failure.details}) AS outcome`.compile(db),
+  )
+  return rows[0]!.outcome
 }
 
 /** Challenges past their life, for housekeeping. */
