@@ -78,7 +78,7 @@ const pages = (...list: number[]) => list
 function cases(): Case[] {
   const all: Case[] = []
   const users = (name: string, query: Record<string, string | number>) => {
-    const input = { page: 1, limit: 10, ...query } as Parameters<typeof listUsers>[1]
+    const input = { page: 1, limit: 10, sort: 'createdAt', order: 'desc', now: new Date(), ...query } as Parameters<typeof listUsers>[1]
     const group: Group = 'search' in query ? 'User searches' : 'User list pages'
     all.push({
       group,

@@ -51,7 +51,7 @@ export async function ourStatements(url: string, terms: string[]): Promise<State
   try {
     for (const term of terms) {
       recorded.length = 0
-      await listUsers(db, { page: 1, limit: 10, search: term })
+      await listUsers(db, { page: 1, limit: 10, search: term, sort: 'createdAt', order: 'desc', now: new Date() })
       // The planner-estimate statements (EXPLAIN) are part of the call, not plans of their own.
       for (const s of recorded.filter((s) => !/^\s*EXPLAIN/i.test(s.sql))) statements.push({ system: 'Accounts', what: `search "${term}"`, ...s, named: false })
     }

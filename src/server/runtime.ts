@@ -16,6 +16,7 @@ import { fulfilAccountRequest } from '~server/jobs/account-requests'
 import { Housekeeping } from '~server/jobs/housekeeping'
 import { JobQueue } from '~server/jobs/queue'
 import { JobWorker } from '~server/jobs/worker'
+import { renderMail } from '~server/mail/templates'
 import { Metrics } from '~server/metrics/metrics'
 import { createOutboxTransport, createSmtpTransport, type MailTransport } from '~server/mail/transport'
 import { RateLimiter } from '~server/rate-limit/rate-limiter'
@@ -114,6 +115,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       database.db,
       jobs,
       mailTransport,
+      (message) => renderMail(message, config.appName),
       clock,
       log,
       (request, claim) => fulfilAccountRequest(ctx, request, claim),

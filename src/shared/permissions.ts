@@ -47,6 +47,8 @@ export const API_ACCESS = {
   'PUT /admin/users/:id': ADMIN_ONLY,
   'DELETE /admin/users/:id': ADMIN_ONLY,
   'GET /admin/stats': ADMIN_ONLY,
+  'GET /admin/users/export': ADMIN_ONLY,
+  'GET /admin/activity-logs/export': ADMIN_ONLY,
 
   'GET /health': 'public',
   'GET /health/live': 'public',

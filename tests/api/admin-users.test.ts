@@ -127,7 +127,7 @@ describe('user management: reading and editing', () => {
 
     await t.deliverMail()
     const mail = t.outbox().find((m) => m.to === newEmail.toLowerCase())
-    expect(mail?.subject).toBe('Verify your email address')
+    expect(mail?.subject).toBe('Verify your email address - Accounts')
     const link = mail!.links.find((l) => l.includes('/verify-email?token='))!
     const token = new URL(link).searchParams.get('token')!
     expectSuccess(await t.request('GET', `/api/auth/verify-email/${token}`))

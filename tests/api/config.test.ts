@@ -15,6 +15,7 @@ describe('configuration', () => {
       redisUrl: undefined,
       authSecret: undefined,
       smtpUrl: undefined,
+      appName: 'Accounts',
       mailFrom: 'Accounts <no-reply@localhost>',
       accessTokenTtl: 900,
       refreshTokenTtl: 604_800,
@@ -40,6 +41,7 @@ describe('configuration', () => {
       REDIS_URL: 'rediss://cache:6380',
       AUTH_SECRET: 'secret',
       SMTP_URL: 'smtps://mail:465',
+      APP_NAME: '  Us & Co  ',
       MAIL_FROM: 'Us <us@example.com>',
       ACCESS_TOKEN_TTL: '60',
       REFRESH_TOKEN_TTL: '120',
@@ -64,6 +66,7 @@ describe('configuration', () => {
       redisUrl: 'rediss://cache:6380',
       authSecret: 'secret',
       smtpUrl: 'smtps://mail:465',
+      appName: 'Us & Co',
       mailFrom: 'Us <us@example.com>',
       accessTokenTtl: 60,
       refreshTokenTtl: 120,
@@ -77,6 +80,13 @@ describe('configuration', () => {
       supportEmail: 'help@example.com',
       metricsToken: 'm'.repeat(32),
     })
+  })
+
+  it('names the sender after APP_NAME unless MAIL_FROM is set, quoting a name that needs it', () => {
+    expect(loadConfig({ APP_NAME: 'Acme Portal' }).mailFrom).toBe('Acme Portal <no-reply@localhost>')
+    expect(loadConfig({ APP_NAME: 'Acme, Inc. "Portal"' }).mailFrom).toBe('"Acme, Inc. \\"Portal\\"" <no-reply@localhost>')
+    expect(() => loadConfig({ APP_NAME: 'Two\nlines' })).toThrow('APP_NAME: must be plain text on one line')
+    expect(() => loadConfig({ APP_NAME: 'x'.repeat(41) })).toThrow('APP_NAME')
   })
 
   it('names every malformed variable', () => {

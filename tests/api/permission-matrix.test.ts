@@ -41,6 +41,8 @@ const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'PUT /admin/users/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'DELETE /admin/users/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'GET /admin/stats': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'GET /admin/users/export': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'GET /admin/activity-logs/export': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'GET /auth/mfa': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/mfa/totp/setup': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/mfa/totp/enable': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -88,6 +90,8 @@ describe('permission matrix', () => {
     'PUT /admin/users/:id': async () => ({ method: 'PUT', url: `/api/admin/users/${(await quickUser(t)).id}`, body: { role: 'MODERATOR' } }),
     'DELETE /admin/users/:id': async () => ({ method: 'DELETE', url: `/api/admin/users/${(await quickUser(t, { status: 'INACTIVE' })).id}` }),
     'GET /admin/stats': async () => ({ method: 'GET', url: '/api/admin/stats' }),
+    'GET /admin/users/export': async () => ({ method: 'GET', url: '/api/admin/users/export?role=CLIENT&sort=name&order=asc&verified=true' }),
+    'GET /admin/activity-logs/export': async () => ({ method: 'GET', url: '/api/admin/activity-logs/export?activity=logged%20in&from=2020-01-01' }),
     'GET /auth/mfa': async () => ({ method: 'GET', url: '/api/auth/mfa' }),
     'POST /auth/mfa/totp/setup': async () => ({ method: 'POST', url: '/api/auth/mfa/totp/setup', body: { password: STRONG_PASSWORD } }),
     // A setup waiting for its code (started afresh, so that the cell turns it on), and the code.

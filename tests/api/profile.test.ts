@@ -158,7 +158,7 @@ describe('changing my password', () => {
     expect(entry).toMatchObject({ kind: 'updated', actor_id: user.id })
 
     await t.deliverMail()
-    const mail = t.outbox().find((m) => m.to === user.email && m.subject === 'Your password was changed')
+    const mail = t.outbox().find((m) => m.to === user.email && m.subject === 'Your password was changed - Accounts')
     expect(mail).toBeDefined()
     expect(mail!.text).not.toContain(NEW_PASSWORD)
   })

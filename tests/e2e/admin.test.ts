@@ -467,7 +467,7 @@ describe('hostile names', () => {
     await page.getByLabel('Confirm Password').fill(GOOD_PASSWORD)
     await page.getByRole('button', { name: 'Create account' }).click()
     await page.waitForURL('**/verify-email?**')
-    const mail = await e2e.server.mail.next(email, 'Verify your email address')
+    const mail = await e2e.server.mail.next(email, 'Verify your email address - Accounts')
     await page.goto(linkTo(mail, '/verify-email').href)
     await page.waitForURL('**/login', { timeout: 15_000 })
     await signInThroughPage(page, { email, password: GOOD_PASSWORD })

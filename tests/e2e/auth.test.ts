@@ -52,7 +52,7 @@ describe('registration and sign-in', () => {
     expect(await shownEmail.getAttribute('readonly')).not.toBeNull()
     await page.getByRole('link', { name: 'Sign in here' }).waitFor()
 
-    const mail = await e2e.server.mail.next(email, 'Verify your email address')
+    const mail = await e2e.server.mail.next(email, 'Verify your email address - Accounts')
     expect(mail.text).toContain('Hello Grace Hopper,')
     const link = linkTo(mail, '/verify-email')
     expect(link.origin).toBe(e2e.server.url)
@@ -137,7 +137,7 @@ describe('registration and sign-in', () => {
     await page.waitForURL((url) => url.pathname === '/verify-email' && url.searchParams.get('email') === account.email)
     await page.getByRole('button', { name: 'Resend Verification Email' }).click()
     await toast(page, 'Verification email sent successfully!').waitFor()
-    const mail = await e2e.server.mail.next(account.email, 'Verify your email address')
+    const mail = await e2e.server.mail.next(account.email, 'Verify your email address - Accounts')
 
     // The new link works, and the account can sign in afterwards.
     await page.goto(linkTo(mail, '/verify-email').href)
@@ -194,7 +194,7 @@ describe('forgotten password', () => {
     await page.getByRole('button', { name: 'Try Again' }).click()
     await page.getByRole('heading', { name: 'Forgot your password?' }).waitFor()
 
-    const mail = await e2e.server.mail.next(account.email, 'Reset your password')
+    const mail = await e2e.server.mail.next(account.email, 'Reset your password - Accounts')
     const link = linkTo(mail, '/reset-password')
     expect(link.origin).toBe(e2e.server.url)
 

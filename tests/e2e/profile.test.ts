@@ -149,7 +149,7 @@ describe('profile', () => {
     await submit.click()
     await toast(page, 'Password changed successfully').waitFor()
     expect(await current.inputValue()).toBe('')
-    const mail = await e2e.server.mail.next(account.email, 'Your password was changed')
+    const mail = await e2e.server.mail.next(account.email, 'Your password was changed - Accounts')
     expect(mail.text).toContain('The password of your account was just changed')
 
     // This session carries on.

@@ -63,7 +63,7 @@ describe('two-factor sign-in', () => {
     await section.getByRole('button', { name: 'I have saved my codes' }).click()
     await section.getByText('Recovery codes left: 10').waitFor()
     await section.getByText('On', { exact: true }).waitFor()
-    await e2e.server.mail.next(account.email, 'Two-factor authentication is on')
+    await e2e.server.mail.next(account.email, 'Two-factor authentication is on - Accounts')
 
     // Signed out, the user asks for a page first: after both steps, that is where they land.
     await logOut(page, account.name)

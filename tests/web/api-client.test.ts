@@ -96,6 +96,17 @@ describe('the API client', () => {
     expect(putInit!.get('Content-Type')).toBe('application/json')
   })
 
+  test('says which language the interface is in, so that the e-mails a call causes are written in it', async () => {
+    const fetch = vi.fn(async (_input: RequestInfo | URL, _init?: RequestInit) => json(201, { success: true, data: { email: 'a@example.com' } }))
+    let language = 'fr'
+    const client = createApiClient({ storage: createAuthStorage(sharedStore()), fetch, lock: inTabLock(), language: () => language })
+    await client.post('/auth/register', { name: 'Ann' })
+    language = 'de'
+    await client.post('/auth/forgot-password', { email: 'a@example.com' })
+    const sent = (fetch.mock.calls as unknown as [string, RequestInit][]).map((call) => new Headers(call[1].headers).get('Accept-Language'))
+    expect(sent).toEqual(['fr', 'de'])
+  })
+
   test('a request without a body has no Content-Type (the server refuses an empty JSON body)', async () => {
     const fetch = vi.fn(async (_input: RequestInfo | URL, _init?: RequestInit) => json(200, { success: true }))
     const client = createApiClient({ storage: createAuthStorage(sharedStore({ accessToken: 'tok', csrfToken: 'c' })), fetch, lock: inTabLock() })

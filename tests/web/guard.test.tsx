@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react'
+import { screen, waitFor, within } from '@testing-library/react'
 import { describe, expect, test } from 'vitest'
 import { ADMIN_ONLY, PAGE_ACCESS, STAFF } from '~shared/permissions'
 import { decideAccess } from '~web/app/guard'
@@ -92,6 +92,23 @@ describe('the guard on the real routes', () => {
     const { location } = renderApp(null, { url: '/admin', user: makeUser({ role: 'MODERATOR' }) })
     await screen.findByRole('heading', { name: 'Access Denied' })
     expect(location().pathname).toBe('/unauthorized')
+  })
+
+  test('Access Denied keeps the top bar and the side menu for a signed-in user, and is bare for a visitor', async () => {
+    const first = renderApp(null, { url: '/admin/users', user: makeUser({ role: 'MODERATOR', name: 'Mo Derator' }) })
+    await screen.findByRole('heading', { name: 'Access Denied', level: 1 })
+    expect(first.location().pathname).toBe('/unauthorized')
+    expect(screen.getByRole('banner')).toBeTruthy()
+    const menu = screen.getByRole('navigation', { name: 'Side menu' })
+    expect(within(menu).getByRole('link', { name: 'Dashboard' })).toBeTruthy()
+    expect(screen.getByRole('button', { name: /Mo Derator/ })).toBeTruthy()
+    first.unmount()
+
+    await session.signOut()
+    renderApp(null, { url: '/unauthorized' })
+    await screen.findByRole('heading', { name: 'Access Denied', level: 1 })
+    expect(screen.queryByRole('navigation', { name: 'Side menu' })).toBeNull()
+    expect(screen.getByRole('combobox', { name: 'Language' })).toBeTruthy()
   })
 
   test('a client on a staff page goes to /unauthorized', async () => {

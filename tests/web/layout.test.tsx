@@ -119,7 +119,7 @@ describe('top bar', () => {
       .on('POST /auth/refresh-token', { status: 401, body: { success: false, message: 'Invalid or expired refresh token', code: 'REFRESH_INVALID' } })
     const { location } = renderApp(null, { url: '/profile', user: makeUser({ name: 'Sam Sample' }) })
     await waitFor(() => expect(location().pathname).toBe('/login'))
-    expect(location().state).toEqual({ from: '/profile' })
+    expect(location().state).toEqual({ from: '/profile', sessionEnded: true })
     expect(api.callsTo('POST /auth/refresh-token')).toHaveLength(1)
     expect(window.localStorage.getItem('accessToken')).toBeNull()
     api.on('GET /users/profile', ok(makeUser()))

@@ -21,6 +21,9 @@ describe('dashboard', () => {
     expect(screen.getByText('Verified')).toBeTruthy()
     expect(screen.getByText('Access development projects')).toBeTruthy()
     expect(screen.getByRole('progressbar', { name: 'Profile completion' }).getAttribute('aria-valuenow')).toBe('75')
+    // A phone but no picture: the hint asks only for the picture.
+    expect(screen.getByText('Add a profile picture to complete your profile.')).toBeTruthy()
+    expect(screen.queryByText(/Add a phone number/)).toBeNull()
     expect(screen.getByText('Joined').nextElementSibling!.textContent).toBe('Jan 15, 2026')
   })
 
@@ -29,6 +32,7 @@ describe('dashboard', () => {
     expect(screen.queryByText('Phone')).toBeNull()
     expect(screen.getByText('Pending')).toBeTruthy()
     expect(screen.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('50')
+    expect(screen.getByText('Add a phone number and a profile picture to complete your profile.')).toBeTruthy()
   })
 })
 

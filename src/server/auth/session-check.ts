@@ -29,10 +29,31 @@ export async function checkSession(ctx: AppContext, authorization: string | unde
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', ctx.clock())
   const user = (await runNamedStatement(ctx.db, liveSessionUser.compile())).rows[0]
-  if (!user) throw unauthorized('Your session has ended. Please sign in again.', 'SESSION_ENDED')
+  if (!user) throw await endedSessionRefusal(ctx, claims)
   const refusal = accountRefusal(user)
   if (refusal) throw refusal
   return { user, sessionId: claims.sessionId }
+}
+
+/**
+ * Why a session the token names is no longer live. A suspension or deactivation ends the
+ * account's sessions; their bearer is told that this is why (still a 401: the session is over),
+ * so the web app can show the account-status page rather than the sign-in form. The token is
+ * ours and unexpired, so its bearer was signed in as this account moments ago: they learn
+ * nothing that signing in with the right password would not tell them. Only the failure path
+ * pays for this query.
+ */
+async function endedSessionRefusal(ctx: AppContext, claims: { sessionId: string; userId: string }): Promise<HttpError> {
+  const owner = await ctx.db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select('u.status')
+    .where('s.id', '=', claims.sessionId)
+    .where('s.user_id', '=', claims.userId)
+    .executeTakeFirst()
+  if (owner?.status === 'SUSPENDED') return unauthorized('Account is suspended', 'ACCOUNT_SUSPENDED')
+  if (owner?.status === 'INACTIVE') return unauthorized('Account is inactive', 'ACCOUNT_INACTIVE')
+  return unauthorized('Your session has ended. Please sign in again.', 'SESSION_ENDED')
 }
 
 /** Why an account may not sign in or pass a signed-in call: only ACTIVE, verified accounts may. */

@@ -30,7 +30,19 @@ const SETTINGS = {
   redisUrl: setting('REDIS_URL', optionalUrl(/^rediss?:\/\//, 'must be a redis:// URL')),
   authSecret: setting('AUTH_SECRET', z.string().optional()),
   smtpUrl: setting('SMTP_URL', optionalUrl(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')),
-  mailFrom: setting('MAIL_FROM', z.string().min(3).default('Accounts <no-reply@localhost>')),
+  /** The product's name: in the web app's title bar and sign-in pages, and in every e-mail's subject. */
+  appName: setting(
+    'APP_NAME',
+    z
+      .string()
+      .trim()
+      .min(1)
+      .max(40)
+      .regex(/^[^\p{Cc}<>]+$/u, 'must be plain text on one line (no control characters, < or >)')
+      .default('Accounts'),
+  ),
+  /** Unset: `APP_NAME <no-reply@localhost>` (filled in by `loadConfig`). */
+  mailFrom: setting('MAIL_FROM', z.string().min(3).optional()),
   accessTokenTtl: setting('ACCESS_TOKEN_TTL', seconds(900)),
   refreshTokenTtl: setting('REFRESH_TOKEN_TTL', seconds(604_800)),
   refreshTokenMaxAge: setting('REFRESH_TOKEN_MAX_AGE', seconds(2_592_000)),
@@ -80,7 +92,7 @@ const SETTINGS = {
 }
 
 type Settings = typeof SETTINGS
-export type Config = { [K in keyof Settings]: z.output<Settings[K]['schema']> } & { appUrl: string }
+export type Config = { [K in keyof Settings]: z.output<Settings[K]['schema']> } & { appUrl: string; mailFrom: string }
 
 /** The variables production cannot do without. */
 const REQUIRED_IN_PRODUCTION = ['databaseUrl', 'authSecret', 'appUrl', 'smtpUrl'] as const satisfies readonly (keyof Settings)[]
@@ -97,8 +109,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
     throw new ConfigError(`Invalid configuration: ${problems}`)
   }
-  const values = Object.fromEntries(Object.entries(SETTINGS).map(([key, { variable }]) => [key, parsed.data[variable]])) as Omit<Config, 'appUrl'> & {
+  const values = Object.fromEntries(Object.entries(SETTINGS).map(([key, { variable }]) => [key, parsed.data[variable]])) as Omit<Config, 'appUrl' | 'mailFrom'> & {
     appUrl: string | undefined
+    mailFrom: string | undefined
   }
   if (values.env === 'production') {
     const missing = REQUIRED_IN_PRODUCTION.filter((key) => !values[key]).map((key) => SETTINGS[key].variable)
@@ -107,5 +120,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (values.refreshTokenTtl > values.refreshTokenMaxAge) {
     throw new ConfigError('REFRESH_TOKEN_TTL cannot be longer than REFRESH_TOKEN_MAX_AGE.')
   }
-  return { ...values, appUrl: (values.appUrl ?? `http://localhost:${values.port}`).replace(/\/+$/, '') }
+  return {
+    ...values,
+    appUrl: (values.appUrl ?? `http://localhost:${values.port}`).replace(/\/+$/, ''),
+    mailFrom: values.mailFrom ?? `${senderName(values.appName)} <no-reply@localhost>`,
+  }
+}
+
+/** A name as an address's display name: quoted when it holds more than letters, digits and spaces. */
+function senderName(name: string): string {
+  return /^[\p{L}\p{N} ]+$/u.test(name) ? name : `"${name.replace(/["\\]/g, '\\$&')}"`
 }

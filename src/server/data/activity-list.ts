@@ -30,6 +30,19 @@ export interface ActivityListInput {
   activity?: string | undefined
   /** Only this user's own entries. */
   ownerId?: string | undefined
+  /** Entries at or after this moment. */
+  from?: Date | undefined
+  /** Entries at or before this moment. */
+  to?: Date | undefined
+}
+
+/** The conditions of the activity filter and the date range, on `activities a`. */
+export function kindAndRange(input: Pick<ActivityListInput, 'activity' | 'from' | 'to'>): RawBuilder<unknown>[] {
+  const conditions: RawBuilder<unknown>[] = []
+  if (input.activity) conditions.push(sql`a.kind = ${input.activity}`)
+  if (input.from) conditions.push(sql`a.created_at >= ${input.from}`)
+  if (input.to) conditions.push(sql`a.created_at <= ${input.to}`)
+  return conditions
 }
 
 export interface ActivityRow {
@@ -58,16 +71,18 @@ export async function listActivities(
   const term = parseSearch(input.search)
   const offset = (input.page - 1) * input.limit
   const page = sql`LIMIT ${input.limit} OFFSET ${offset}`
-  const kind = input.activity ? [sql`a.kind = ${input.activity}`] : []
+  const kind = kindAndRange(input)
+  const ranged = input.from !== undefined || input.to !== undefined
   const conditions: RawBuilder<unknown>[] = [...kind]
   if (term) conditions.push(sql`a.search_text LIKE lower(${term.kind === 'substring' ? term.pattern : `%${term.escaped}%`})`)
 
   if (input.ownerId || !term) {
     if (input.ownerId) conditions.push(sql`(a.user_id = ${input.ownerId} OR a.actor_id = ${input.ownerId})`)
     const rows = await pageOf(db, conditions, page)
-    const total = input.ownerId
-      ? await cappedCount(db, sql`SELECT a.id FROM activities a WHERE ${all(conditions)}`.compile(db))
-      : await countActivities(db, input.activity)
+    const total =
+      input.ownerId || ranged
+        ? await cappedCount(db, sql`SELECT a.id FROM activities a WHERE ${all(conditions)}`.compile(db))
+        : await countActivities(db, input.activity)
     return { rows, total }
   }
 
@@ -85,7 +100,9 @@ export async function listActivities(
   // Everyone's entries, searched: the newest matches up to the page's end, then the page's rows by id.
   const need = offset + input.limit
   const estimated = await plannerEstimate(db, sql`SELECT a.id FROM activities a WHERE ${all(conditions)}`.compile(db))
-  const entries = input.activity ? await countActivities(db, input.activity) : await countActivities(db, undefined)
+  const entries = ranged
+    ? await plannerEstimate(db, sql`SELECT a.id FROM activities a WHERE ${all(kind)}`.compile(db))
+    : await countActivities(db, input.activity)
   // Entries a newest-first walk is expected to read before it has the page.
   const walk = need / Math.min(1, Math.max(estimated, 1) / Math.max(entries, 1))
   let found: string[]

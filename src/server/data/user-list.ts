@@ -1,54 +1,98 @@
-import { type Kysely, type SelectQueryBuilder, sql } from 'kysely'
+import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely'
 import type { Role, Status } from '~shared/constants'
+import type { SortOrder, UserSort } from '~shared/schemas/lists'
 import type { Database } from '~server/db/types'
 import { cappedCount, countUsers, plannerEstimate } from './counts'
 import { parseSearch, type SearchTerm } from './search'
-import { type UserRecord, userColumns } from './users'
+import { type AdminUserRecord, adminUserColumns } from './users'
 
 /**
- * The admin's user list: newest first, filtered by role and status, searched by name or e-mail.
+ * The admin's user list: sorted by any of its columns (newest first by default), filtered by role,
+ * status, verification, two-factor and dormancy, searched by name or e-mail.
  *
  * A search matches anywhere in the name or e-mail, case-insensitively. Terms
  * with three letters or digits in a row use the trigram index; shorter ones, when rare, the index
  * of characters and character pairs (migration 0005, docs/decisions/0102).
  */
-export interface UserListInput {
-  page: number
-  limit: number
+export interface UserFilters {
   search?: string | undefined
   role?: Role | undefined
   status?: Status | undefined
+  verified?: boolean | undefined
+  mfa?: boolean | undefined
+  /** No sign-in for this many days before `now` (never signed in included). */
+  inactiveDays?: number | undefined
+  sort: UserSort
+  order: SortOrder
+  /** The injected clock's time, which the dormant filter counts back from. */
+  now: Date
+}
+
+export interface UserListInput extends UserFilters {
+  page: number
+  limit: number
 }
 
 export interface UserListResult {
-  users: UserRecord[]
+  users: AdminUserRecord[]
   total: number
 }
 
+/**
+ * What each sort orders by: the key, then the id, both in the requested direction, so that
+ * `asc` is exactly `desc` reversed and ties never swap between pages. Each has its index
+ * (migrations 0002 and 0012), walked forwards or backwards. E-mail addresses are unique, so they
+ * need no tie-breaker; created_at keeps its newest-first index. A last sign-in sorts never-signed-in
+ * accounts as the oldest (docs/decisions/0110).
+ */
+export const SORT_KEYS: Record<UserSort, RawBuilder<unknown>> = {
+  name: sql`lower(name)`,
+  email: sql`email`,
+  role: sql`role`,
+  status: sql`status`,
+  createdAt: sql`created_at`,
+  lastSignInAt: sql`coalesce(last_sign_in_at, '-infinity'::timestamptz)`,
+}
+
+export function userOrder(sort: UserSort, order: SortOrder): RawBuilder<unknown> {
+  const direction = order === 'asc' ? sql`ASC` : sql`DESC`
+  return sort === 'email' ? sql`${SORT_KEYS.email} ${direction}` : sql`${SORT_KEYS[sort]} ${direction}, id ${direction}`
+}
+
 export async function listUsers(db: Kysely<Database>, input: UserListInput): Promise<UserListResult> {
+  const matching = await filteredUsers(db, input)
+  const order = userOrder(input.sort, input.order)
+
+  // The page's ids first (an index-only walk past the skipped users where the index has all it
+  // needs), then only the page's rows.
+  const pageIds = matching
+    .select('id')
+    .orderBy(order)
+    .limit(input.limit)
+    .offset((input.page - 1) * input.limit)
+  const users = await db.selectFrom('users').select(adminUserColumns).where('id', 'in', pageIds).orderBy(order).execute()
+  const counted = input.search !== undefined || input.verified !== undefined || input.mfa !== undefined || input.inactiveDays !== undefined
+  const total = counted ? await cappedCount(db, matching.select('id').compile()) : await countUsers(db, input)
+  return { users, total }
+}
+
+/**
+ * The users a list or an export shows, before ordering: role, status, verification, two-factor,
+ * dormancy and search. The dormant condition is the sort key's own expression, so that the last
+ * sign-in index serves it as a range.
+ */
+export async function filteredUsers(db: Kysely<Database>, input: Omit<UserFilters, 'sort' | 'order'>) {
   const term = parseSearch(input.search)
   let filtered = db.selectFrom('users')
   if (input.role) filtered = filtered.where('role', '=', input.role)
   if (input.status) filtered = filtered.where('status', '=', input.status)
-  const matching = term ? filtered.where(await userMatches(db, filtered, term)) : filtered
-
-  // The page's ids first (an index-only walk past the skipped users when there is no search),
-  // then only the page's rows.
-  const pageIds = matching
-    .select('id')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(input.limit)
-    .offset((input.page - 1) * input.limit)
-  const users = await db
-    .selectFrom('users')
-    .select(userColumns)
-    .where('id', 'in', pageIds)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute()
-  const total = term ? await cappedCount(db, matching.select('id').compile()) : await countUsers(db, input)
-  return { users, total }
+  if (input.verified !== undefined) filtered = filtered.where('email_verified_at', input.verified ? 'is not' : 'is', null)
+  if (input.mfa !== undefined) filtered = filtered.where('mfa_enabled', '=', input.mfa)
+  if (input.inactiveDays !== undefined) {
+    const since = new Date(input.now.getTime() - input.inactiveDays * 86_400_000)
+    filtered = filtered.where(sql<boolean>`${SORT_KEYS.lastSignInAt} <= ${since}`)
+  }
+  return term ? filtered.where(await userMatches(db, filtered, term)) : filtered
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely'
 import { normalizeEmail } from '~shared/email-address'
+import type { AdminUser } from '~shared/schemas/lists'
 import type { User } from '~shared/schemas/user'
 import { runNamedStatement } from '~server/db/prepared'
 import type { Database, UsersTable } from '~server/db/types'
@@ -43,6 +44,19 @@ export function toUser(row: UserRecord): User {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   }
+}
+
+/** The user as the admin sees it: also the last sign-in and whether two-factor is on. */
+export const adminUserColumns = [...userColumns, 'last_sign_in_at', 'mfa_enabled'] as const satisfies readonly (keyof UsersTable)[]
+
+export type AdminUserRecord = Pick<Selectable<UsersTable>, (typeof adminUserColumns)[number]>
+
+export function toAdminUser(row: AdminUserRecord): AdminUser {
+  return { ...toUser(row), lastSignInAt: row.last_sign_in_at ? row.last_sign_in_at.toISOString() : null, mfaEnabled: row.mfa_enabled }
+}
+
+export function findAdminUserById(db: Db, id: string): Promise<AdminUserRecord | undefined> {
+  return db.selectFrom('users').select(adminUserColumns).where('id', '=', id).executeTakeFirst()
 }
 
 export function findUserById(db: Db, id: string): Promise<UserRecord | undefined> {

@@ -5,6 +5,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
+import Cursor from 'pg-cursor'
 import { preparingPool } from './prepared'
 import type { Database, DatabaseKind } from './types'
 
@@ -45,6 +46,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   }
 }
 
+/**
+ * A server-side cursor for the CSV exports' streamed reads (src/server/data/export-rows.ts). A
+ * streamed export reads for as long as the client takes to download it, so the pool's 12-second
+ * read timeout, which node-postgres also applies to cursors, does not apply to it: the cursor
+ * names its own (the longest a timer takes). The database's statement timeout is lifted by the
+ * export's transaction.
+ */
+class UnhurriedCursor<R> extends Cursor<R> {
+  readonly query_timeout = 2_147_483_647
+}
+
 function openPostgres(url: string, max: number, onPoolError?: (error: Error) => void): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
@@ -61,7 +73,7 @@ function openPostgres(url: string, max: number, onPoolError?: (error: Error) => 
   // so every client gets a listener. The failed query answers 503; the pool discards the client.
   pool.on('error', (error) => onPoolError?.(error))
   pool.on('connect', (client) => client.on('error', (error) => onPoolError?.(error)))
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool), cursor: UnhurriedCursor }) })
   return { db, kind: 'postgres', pool, close: () => db.destroy() }
 }
 

@@ -33,12 +33,14 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
   return {
     async connect() {
       const client = await pool.connect()
-      const query = (sql: string, parameters: readonly unknown[]) => {
+      const query = (sql: string | pg.Submittable, parameters: readonly unknown[]) => {
+        // A cursor (the CSV exports' streaming reads, src/server/data/export-rows.ts) goes as it is.
+        if (typeof sql !== 'string') return client.query(sql)
         const name = names.get(sql)
         const values = [...parameters]
         return client.query(name ? { name, text: sql, values } : { text: sql, values })
       }
-      // Cast: Kysely's client type also offers streaming through cursors, which nothing here uses.
+      // Cast: Kysely's client type is node-postgres's, of which this is the part Kysely calls.
       return { query, release: () => client.release() } as unknown as PostgresPoolClient
     },
     end: () => pool.end(),

@@ -28,12 +28,12 @@ export async function fulfilAccountRequest(ctx: AppContext, request: AccountRequ
     if (request.request === 'reset-link') {
       const token = await issueOneTimeToken(c.trx, user.id, 'reset-password', c.now)
       await c.record({ userId: user.id, kind: 'reset', activity: 'Reset link requested', ip: request.ip })
-      await c.mail({ template: 'reset-password', to: user.email, name: user.name, link: links.resetPassword(token) })
+      await c.mail({ template: 'reset-password', lang: request.lang, to: user.email, name: user.name, link: links.resetPassword(token) })
       return
     }
     if (user.email_verified_at) return
     const token = await issueOneTimeToken(c.trx, user.id, 'verify-email', c.now)
     await c.record({ userId: user.id, kind: 'verified', activity: 'Verification link requested', ip: request.ip })
-    await c.mail({ template: 'verify-email', to: user.email, name: user.name, link: links.verifyEmail(token, user.email) })
+    await c.mail({ template: 'verify-email', lang: request.lang, to: user.email, name: user.name, link: links.verifyEmail(token, user.email) })
   })
 }

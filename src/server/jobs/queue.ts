@@ -1,6 +1,7 @@
 import crypto from 'node:crypto'
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '~server/db/types'
+import type { Language } from '~shared/constants'
 
 /**
  * The job queue: work a change leaves for after its answer, written in the change's own
@@ -13,13 +14,23 @@ import type { Database } from '~server/db/types'
  */
 export type Job = MailMessage | AccountRequest
 
-/** An e-mail as queued: which of the product's e-mails (`mail/templates.ts`), to whom, and its links. */
-export type MailMessage =
+/**
+ * An e-mail as queued: which of the product's e-mails (`mail/templates.ts`), to whom, its links,
+ * and the language it is written in: the language of the request that caused it
+ * (`requestLanguage(request)`, http/request-language.ts), passed down by the route with the rest
+ * of the use case's input. A new e-mail adds its line here and its texts in every language of
+ * `mail/locales/`.
+ */
+export type MailMessage = { lang: Language } & (
   | { template: 'verify-email'; to: string; name: string; link: string }
   | { template: 'already-registered'; to: string; name: string; loginLink: string; resetLink: string }
   | { template: 'reset-password'; to: string; name: string; link: string }
   | { template: 'password-changed'; to: string; name: string; resetLink: string }
   | { template: 'two-factor-enabled' | 'two-factor-disabled' | 'recovery-codes-replaced'; to: string; name: string; profileLink: string; resetLink: string }
+)
+
+/** Which of the product's e-mails a message is. */
+export type MailTemplate = MailMessage['template']
 
 /**
  * "Send me a reset link" and "send me a new verification link", from someone who may or may not
@@ -30,6 +41,8 @@ export interface AccountRequest {
   request: 'reset-link' | 'verification-link'
   email: string
   ip: string
+  /** The language of the request, for the e-mail it may lead to. */
+  lang: Language
 }
 
 /** How an attempt at sending a queued e-mail ended, as the worker reports it (counted by the metrics). */

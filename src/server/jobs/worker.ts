@@ -2,9 +2,9 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely, Transaction } from 'kysely'
 import { addSeconds, type Clock } from '~server/clock'
 import type { Database } from '~server/db/types'
-import { renderMail } from '~server/mail/templates'
+import type { RenderedMail } from '~server/mail/templates'
 import type { MailTransport } from '~server/mail/transport'
-import { type AccountRequest, isAccountRequest, type JobQueue, type MailOutcome } from './queue'
+import { type AccountRequest, isAccountRequest, type JobQueue, type MailMessage, type MailOutcome } from './queue'
 
 /**
  * Carries out queued jobs: sends e-mails, and hands account requests to `fulfil`. A job is leased
@@ -27,6 +27,8 @@ export class JobWorker {
     private readonly db: Kysely<Database>,
     private readonly queue: JobQueue,
     private readonly transport: MailTransport,
+    /** Writes a queued message out in its language (`mail/templates.ts`). */
+    private readonly render: (message: MailMessage) => RenderedMail,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
     /** Carries out a queued account request; `claim` takes it off the queue in the same transaction. */
@@ -117,7 +119,7 @@ export class JobWorker {
         await this.fulfil(message, async (trx) => (await trx.deleteFrom('mail_jobs').where('id', '=', job.id).executeTakeFirst()).numDeletedRows > 0n)
         return
       }
-      await this.transport.send(renderMail(message))
+      await this.transport.send(this.render(message))
       await this.db.deleteFrom('mail_jobs').where('id', '=', job.id).execute()
       this.report('sent')
       this.log.info({ mailJob: job.id, template: message.template }, 'mail sent')

@@ -1,10 +1,15 @@
 import { escapeHtml } from '~server/escape-html'
 import type { MailMessage } from '~server/jobs/queue'
+import { LANGUAGES, type Language } from '~shared/constants'
+import { MAIL_TEXTS } from './locales'
+import type { MailTexts, TemplateTexts } from './locales/types'
 
 /**
- * The product's e-mails, rendered from the messages queued as jobs (`jobs/queue.ts`). Each has a
- * plain-text and an HTML part; every link in them was built from APP_URL when the mail was
- * queued, never from the request's Host header.
+ * The product's e-mails, rendered from the messages queued as jobs (`jobs/queue.ts`) in the
+ * language each was queued with; their texts live in `locales/`, one file per language. Each has
+ * a plain-text and an HTML part and a subject ending with the product's name (APP_NAME); every
+ * link in them was built from APP_URL when the mail was queued, never from the request's Host
+ * header.
  */
 
 export interface RenderedMail {
@@ -17,102 +22,64 @@ export interface RenderedMail {
 /** A paragraph as HTML: escaped, with the links it mentions made clickable. */
 const paragraphHtml = (text: string) => `<p>${escapeHtml(text).replace(/https?:\/\/[^\s<>"']+/g, (url) => `<a href="${url}">${url}</a>`)}</p>`
 
-interface Part {
-  subject: string
-  greeting: string
-  paragraphs: string[]
-  action?: { label: string; link: string }
-  after?: string[]
+/** Fills `{{name}}` and the like in one pass: a value that contains `{{…}}` stays as it is. */
+const fill = (text: string, vars: Record<string, string>) => text.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => vars[key] ?? whole)
+
+interface Rendering {
+  lang: Language
+  texts: MailTexts
+  appName: string
 }
 
-function compose(to: string, part: Part): RenderedMail {
+function compose(message: MailMessage, { lang, texts, appName }: Rendering, part: TemplateTexts, actionLink?: string): RenderedMail {
+  const vars: Record<string, string> = { ...(message as unknown as Record<string, string>), appName }
+  const greeting = fill(texts.greeting, vars)
+  const paragraphs = part.paragraphs.map((p) => fill(p, vars))
+  const after = (part.after ?? []).map((p) => fill(p, vars))
+  const action = part.action && actionLink ? { label: fill(part.action, vars), link: actionLink } : undefined
+  const signature = `-- ${appName}`
   const text = [
-    part.greeting,
+    greeting,
     '',
-    ...part.paragraphs.flatMap((p) => [p, '']),
-    ...(part.action ? [`${part.action.label}: ${part.action.link}`, ''] : []),
-    ...(part.after ?? []).flatMap((p) => [p, '']),
-    '-- Accounts',
+    ...paragraphs.flatMap((p) => [p, '']),
+    ...(action ? [`${action.label}: ${action.link}`, ''] : []),
+    ...after.flatMap((p) => [p, '']),
+    signature,
   ].join('\n')
   const html = `<!doctype html>
-<html><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
-<p>${escapeHtml(part.greeting)}</p>
-${part.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
+<html lang="${lang}"><body style="font-family: system-ui, sans-serif; color: #1f2937; line-height: 1.5">
+<p>${escapeHtml(greeting)}</p>
+${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
 ${
-  part.action
-    ? `<p><a href="${escapeHtml(part.action.link)}" style="display:inline-block;padding:10px 16px;background:#2563eb;color:#fff;border-radius:6px;text-decoration:none">${escapeHtml(part.action.label)}</a></p>
-<p style="font-size:13px;color:#6b7280">Or copy this address into your browser: ${escapeHtml(part.action.link)}</p>`
+  action
+    ? `<p><a href="${escapeHtml(action.link)}" style="display:inline-block;padding:10px 16px;background:#2563eb;color:#fff;border-radius:6px;text-decoration:none">${escapeHtml(action.label)}</a></p>
+<p style="font-size:13px;color:#6b7280">${escapeHtml(texts.copyLink)} ${escapeHtml(action.link)}</p>`
     : ''
 }
-${(part.after ?? []).map(paragraphHtml).join('\n')}
-<p style="color:#6b7280">-- Accounts</p>
+${after.map(paragraphHtml).join('\n')}
+<p style="color:#6b7280">${escapeHtml(signature)}</p>
 </body></html>`
-  return { to, subject: part.subject, text, html }
+  return { to: message.to, subject: `${fill(part.subject, vars)} - ${appName}`, text, html }
 }
 
-export function renderMail(message: MailMessage): RenderedMail {
-  const greeting = `Hello ${message.name},`
+const isLanguage = (value: unknown): value is Language => (LANGUAGES as readonly unknown[]).includes(value)
+
+/** Renders a queued message; one queued before messages carried a language is in English. */
+export function renderMail(message: MailMessage, appName: string): RenderedMail {
+  const lang = isLanguage(message.lang) ? message.lang : 'en'
+  const rendering = { lang, texts: MAIL_TEXTS[lang], appName }
+  const part = rendering.texts.templates[message.template]
   switch (message.template) {
     case 'verify-email':
-      return compose(message.to, {
-        subject: 'Verify your email address',
-        greeting,
-        paragraphs: ['Thank you for registering. Please confirm your email address to activate your account.'],
-        action: { label: 'Verify email address', link: message.link },
-        after: ['This link expires in 24 hours. If you did not register, you can ignore this message.'],
-      })
-    case 'already-registered':
-      return compose(message.to, {
-        subject: 'Someone tried to register with your email address',
-        greeting,
-        paragraphs: [
-          'Someone just tried to create an account with this email address, which already has an account.',
-          'If it was you, sign in instead, or reset your password if you have forgotten it.',
-        ],
-        action: { label: 'Sign in', link: message.loginLink },
-        after: [`Forgot your password? ${message.resetLink}`, 'If it was not you, no action is needed: your account is unchanged.'],
-      })
     case 'reset-password':
-      return compose(message.to, {
-        subject: 'Reset your password',
-        greeting,
-        paragraphs: ['We received a request to reset the password of your account.'],
-        action: { label: 'Reset password', link: message.link },
-        after: ['This link expires in 1 hour and can be used once. If you did not ask for it, ignore this message.'],
-      })
+      return compose(message, rendering, part, message.link)
+    case 'already-registered':
+      return compose(message, rendering, part, message.loginLink)
     case 'password-changed':
-      return compose(message.to, {
-        subject: 'Your password was changed',
-        greeting,
-        paragraphs: ['The password of your account was just changed, and your other sessions were signed out.'],
-        after: [`If you did not do this, reset your password now: ${message.resetLink}`],
-      })
+      return compose(message, rendering, part)
     case 'two-factor-enabled':
-      return compose(message.to, {
-        subject: 'Two-factor authentication is on',
-        greeting,
-        paragraphs: [
-          'Two-factor authentication was just turned on for your account: signing in now asks for a code from your authenticator app after your password.',
-          'Keep your recovery codes somewhere safe: each one signs you in once if you lose your phone.',
-        ],
-        action: { label: 'Review your security settings', link: message.profileLink },
-        after: [`If you did not do this, reset your password now: ${message.resetLink}`],
-      })
     case 'two-factor-disabled':
-      return compose(message.to, {
-        subject: 'Two-factor authentication is off',
-        greeting,
-        paragraphs: ['Two-factor authentication was just turned off for your account: signing in now asks only for your password.'],
-        action: { label: 'Review your security settings', link: message.profileLink },
-        after: [`If you did not do this, reset your password now and turn two-factor authentication on again: ${message.resetLink}`],
-      })
     case 'recovery-codes-replaced':
-      return compose(message.to, {
-        subject: 'New recovery codes for your account',
-        greeting,
-        paragraphs: ['A new set of recovery codes was just made for your account. The codes you had before no longer work.'],
-        action: { label: 'Review your security settings', link: message.profileLink },
-        after: [`If you did not do this, reset your password now: ${message.resetLink}`],
-      })
+      return compose(message, rendering, part, message.profileLink)
   }
 }

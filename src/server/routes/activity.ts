@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { activityListQuerySchema, activityListSchema } from '~shared/schemas/lists'
+import { activityListQuerySchema, activityListSchema, activityLogQuerySchema } from '~shared/schemas/lists'
 import type { AppContext } from '~server/context'
 import { listActivities, toActivityEntry } from '~server/data/activity-list'
 import { requireAuth } from '~server/http/auth-guard'
@@ -19,7 +19,7 @@ export function activityRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       })
     })
 
-    app.get('/admin/activity-logs', { schema: { querystring: activityListQuerySchema, response } }, async (request) => {
+    app.get('/admin/activity-logs', { schema: { querystring: activityLogQuerySchema, response } }, async (request) => {
       requireAuth(request)
       const { page, limit } = request.query
       const { rows, total } = await listActivities(ctx.db, request.query)

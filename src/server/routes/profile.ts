@@ -5,6 +5,7 @@ import type { AppContext } from '~server/context'
 import { toUser } from '~server/data/users'
 import { requireAuth } from '~server/http/auth-guard'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
+import { requestLanguage } from '~server/http/request-language'
 import { changePassword } from '~server/use-cases/change-password'
 import { updateProfile } from '~server/use-cases/update-profile'
 
@@ -26,7 +27,7 @@ export function profileRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { body: changePasswordSchema, response: { 200: messageOnly, ...failures(400, 401, 403, 429, 503) } } },
       async (request) => {
         const { currentPassword, newPassword } = request.body
-        await changePassword(ctx, { ...requireAuth(request), currentPassword, newPassword, ip: request.ip })
+        await changePassword(ctx, { ...requireAuth(request), currentPassword, newPassword, ip: request.ip, lang: requestLanguage(request) })
         return done('Password changed successfully')
       },
     )

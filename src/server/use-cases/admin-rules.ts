@@ -1,3 +1,4 @@
+import type { Language } from '~shared/constants'
 import type { Transaction } from 'kysely'
 import { findUserById, lockUserRow, type UserRecord } from '~server/data/users'
 import type { Database } from '~server/db/types'
@@ -8,6 +9,8 @@ export interface AdminAction {
   actorId: string
   targetId: string
   ip: string
+  /** The language of the admin's request: an e-mail the action sends is written in it. */
+  lang: Language
 }
 
 /** Key of the advisory lock serialising changes that may remove an active admin. */

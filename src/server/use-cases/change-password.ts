@@ -1,3 +1,4 @@
+import type { Language } from '~shared/constants'
 import { passwordPolicyProblem } from '~shared/password-policy'
 import { pageLinks } from '~shared/paths'
 import { retireOneTimeTokens } from '~server/auth/one-time-tokens'
@@ -13,6 +14,8 @@ export interface ChangePasswordInput extends AuthState {
   currentPassword: string
   newPassword: string
   ip: string
+  /** The language of the request, for the e-mail telling the owner. */
+  lang: Language
 }
 
 /**
@@ -21,7 +24,7 @@ export interface ChangePasswordInput extends AuthState {
  * told by e-mail.
  */
 export async function changePassword(ctx: AppContext, input: ChangePasswordInput): Promise<void> {
-  const { user, sessionId, currentPassword, newPassword, ip } = input
+  const { user, sessionId, currentPassword, newPassword, ip, lang } = input
   const problem = passwordPolicyProblem(newPassword, user.email)
   if (problem) throw fieldErrors([{ field: 'newPassword', message: problem }])
 
@@ -40,6 +43,6 @@ export async function changePassword(ctx: AppContext, input: ChangePasswordInput
     await revokeUserSessions(c.trx, user.id, 'password changed', c.now, sessionId)
     await retireOneTimeTokens(c.trx, user.id, 'reset-password', c.now)
     await c.record({ userId: user.id, kind: 'updated', activity: 'Changed password', ip })
-    await c.mail({ template: 'password-changed', to: user.email, name: user.name, resetLink: links.forgotPassword() })
+    await c.mail({ template: 'password-changed', lang, to: user.email, name: user.name, resetLink: links.forgotPassword() })
   })
 }

@@ -1,3 +1,4 @@
+import type { Language } from '~shared/constants'
 import { pageLinks } from '~shared/paths'
 import type { AuthState } from '~server/auth/session-check'
 import type { Change } from '~server/change'
@@ -17,13 +18,13 @@ export function turnOffSecondFactors(change: Pick<Change, 'trx'>, userId: string
 }
 
 /** The owner turns two-factor off, given the password; the account is told by e-mail. Nothing on: nothing to do. */
-export async function disableTwoFactor(ctx: AppContext, input: AuthState & { password: string; ip: string }): Promise<void> {
-  const { user, ip } = input
+export async function disableTwoFactor(ctx: AppContext, input: AuthState & { password: string; ip: string; lang: Language }): Promise<void> {
+  const { user, ip, lang } = input
   await confirmPassword(ctx, { user, password: input.password, ip })
   const links = pageLinks(ctx.config.appUrl)
   await commitChange(ctx, async (c) => {
     if (!(await turnOffSecondFactors(c, user.id))) return
     await c.record({ userId: user.id, kind: 'security', activity: 'Disabled two-factor authentication', ip })
-    await c.mail({ template: 'two-factor-disabled', to: user.email, name: user.name, profileLink: links.profile(), resetLink: links.forgotPassword() })
+    await c.mail({ template: 'two-factor-disabled', lang, to: user.email, name: user.name, profileLink: links.profile(), resetLink: links.forgotPassword() })
   })
 }

@@ -55,7 +55,7 @@ export async function editUser(ctx: AppContext, action: AdminAction, requested: 
         // Links mailed to the old address stop working; the new address must prove itself.
         await retireOneTimeTokens(c.trx, target.id, 'reset-password', c.now)
         const token = await issueOneTimeToken(c.trx, target.id, 'verify-email', c.now)
-        await c.mail({ template: 'verify-email', to: updated.email, name: updated.name, link: links.verifyEmail(token, updated.email) })
+        await c.mail({ template: 'verify-email', lang: action.lang, to: updated.email, name: updated.name, link: links.verifyEmail(token, updated.email) })
       }
       const onlyRole = changes.fields.length === 1 && changes.fields[0] === 'role'
       await c.record({

@@ -1,3 +1,4 @@
+import type { Language } from '~shared/constants'
 import { pageLinks } from '~shared/paths'
 import { newRecoveryCodes, hashRecoveryCode } from '~server/auth/recovery-codes'
 import type { AuthState } from '~server/auth/session-check'
@@ -11,8 +12,8 @@ import { conflict, fieldErrors } from '~server/http/errors'
  * Turns the authenticator app on with a code made from the secret of the waiting setup: the
  * account's sign-ins ask for a second step from now on. Answers the recovery codes, shown once.
  */
-export async function enableTotp(ctx: AppContext, input: AuthState & { code: string; ip: string }): Promise<{ recoveryCodes: string[] }> {
-  const { user, code, ip } = input
+export async function enableTotp(ctx: AppContext, input: AuthState & { code: string; ip: string; lang: Language }): Promise<{ recoveryCodes: string[] }> {
+  const { user, code, ip, lang } = input
   const row = await findTotp(ctx.db, user.id)
   if (row?.enabled_at) throw conflict('Two-factor authentication is already on', 'MFA_ALREADY_ENABLED')
   const secret = row ? ctx.totpSealer.open(row.secret_sealed) : null
@@ -29,7 +30,7 @@ export async function enableTotp(ctx: AppContext, input: AuthState & { code: str
     await replaceRecoveryCodes(c.trx, user.id, recoveryCodes.map(hashRecoveryCode), c.now)
     await markMfaEnabled(c.trx, user.id)
     await c.record({ userId: user.id, kind: 'security', activity: 'Enabled two-factor authentication', ip })
-    await c.mail({ template: 'two-factor-enabled', to: user.email, name: user.name, profileLink: links.profile(), resetLink: links.forgotPassword() })
+    await c.mail({ template: 'two-factor-enabled', lang, to: user.email, name: user.name, profileLink: links.profile(), resetLink: links.forgotPassword() })
   })
   return { recoveryCodes }
 }

@@ -1,3 +1,4 @@
+import type { Language } from '~shared/constants'
 import { pageLinks } from '~shared/paths'
 import { hashRecoveryCode, newRecoveryCodes } from '~server/auth/recovery-codes'
 import type { AuthState } from '~server/auth/session-check'
@@ -8,8 +9,11 @@ import { conflict } from '~server/http/errors'
 import { confirmPassword } from './confirm-password'
 
 /** A new set of recovery codes, given the password; the old set stops working and the account is told. */
-export async function regenerateRecoveryCodes(ctx: AppContext, input: AuthState & { password: string; ip: string }): Promise<{ recoveryCodes: string[] }> {
-  const { user, ip } = input
+export async function regenerateRecoveryCodes(
+  ctx: AppContext,
+  input: AuthState & { password: string; ip: string; lang: Language },
+): Promise<{ recoveryCodes: string[] }> {
+  const { user, ip, lang } = input
   await confirmPassword(ctx, { user, password: input.password, ip })
   const recoveryCodes = newRecoveryCodes()
   const links = pageLinks(ctx.config.appUrl)
@@ -17,7 +21,7 @@ export async function regenerateRecoveryCodes(ctx: AppContext, input: AuthState 
     if (!(await lockTotp(c.trx, user.id))?.enabled_at) throw conflict('Two-factor authentication is off', 'MFA_NOT_ENABLED')
     await replaceRecoveryCodes(c.trx, user.id, recoveryCodes.map(hashRecoveryCode), c.now)
     await c.record({ userId: user.id, kind: 'security', activity: 'Regenerated recovery codes', ip })
-    await c.mail({ template: 'recovery-codes-replaced', to: user.email, name: user.name, profileLink: links.profile(), resetLink: links.forgotPassword() })
+    await c.mail({ template: 'recovery-codes-replaced', lang, to: user.email, name: user.name, profileLink: links.profile(), resetLink: links.forgotPassword() })
   })
   return { recoveryCodes }
 }

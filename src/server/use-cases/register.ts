@@ -1,3 +1,4 @@
+import type { Language } from '~shared/constants'
 import { pageLinks } from '~shared/paths'
 import { issueOneTimeToken } from '~server/auth/one-time-tokens'
 import { commitChange } from '~server/change'
@@ -11,6 +12,8 @@ export interface RegisterInput {
   phone?: string | null | undefined
   password: string
   ip: string
+  /** The language of the request: the e-mail it sends is written in it. */
+  lang: Language
 }
 
 /**
@@ -19,7 +22,7 @@ export interface RegisterInput {
  * addresses have accounts.
  */
 export async function register(ctx: AppContext, input: RegisterInput): Promise<void> {
-  const { name, email, phone, password, ip } = input
+  const { name, email, phone, password, ip, lang } = input
   await ctx.limiter.consume(RULES.registerByIp, ip)
   await ctx.limiter.consume(RULES.registerByEmail, email)
   const links = pageLinks(ctx.config.appUrl)
@@ -35,13 +38,13 @@ export async function register(ctx: AppContext, input: RegisterInput): Promise<v
     if (created) {
       const token = await issueOneTimeToken(c.trx, created.id, 'verify-email', c.now)
       await c.record({ userId: created.id, kind: 'registered', activity: 'Registered', ip })
-      await c.mail({ template: 'verify-email', to: email, name, link: links.verifyEmail(token, email) })
+      await c.mail({ template: 'verify-email', lang, to: email, name, link: links.verifyEmail(token, email) })
       return
     }
     const owner = await findUserByEmail(c.trx, email)
     if (owner) {
       await c.record({ userId: owner.id, kind: 'other', activity: 'Registration attempted with this address', ip })
-      await c.mail({ template: 'already-registered', to: owner.email, name: owner.name, loginLink: links.login(), resetLink: links.forgotPassword() })
+      await c.mail({ template: 'already-registered', lang, to: owner.email, name: owner.name, loginLink: links.login(), resetLink: links.forgotPassword() })
     }
   })
 }

@@ -1,3 +1,4 @@
+import type { Language } from '~shared/constants'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { RULES } from '~server/rate-limit/rules'
@@ -7,14 +8,21 @@ import { RULES } from '~server/rate-limit/rules'
  * for every address (the request, queued), and the same answer. The job worker finds out later
  * whether the address has an account, or is waiting for verification (`jobs/account-requests.ts`).
  */
-export async function requestPasswordReset(ctx: AppContext, input: { email: string; ip: string }): Promise<void> {
-  await ctx.limiter.consume(RULES.forgotPasswordByIp, input.ip)
-  await ctx.limiter.consume(RULES.forgotPasswordByEmail, input.email)
-  await commitChange(ctx, (c) => c.defer({ request: 'reset-link', email: input.email, ip: input.ip }))
+export interface AccountLinkInput {
+  email: string
+  ip: string
+  /** The language of the request: the e-mail, if any, is written in it. */
+  lang: Language
 }
 
-export async function requestVerificationLink(ctx: AppContext, input: { email: string; ip: string }): Promise<void> {
+export async function requestPasswordReset(ctx: AppContext, input: AccountLinkInput): Promise<void> {
+  await ctx.limiter.consume(RULES.forgotPasswordByIp, input.ip)
+  await ctx.limiter.consume(RULES.forgotPasswordByEmail, input.email)
+  await commitChange(ctx, (c) => c.defer({ request: 'reset-link', email: input.email, ip: input.ip, lang: input.lang }))
+}
+
+export async function requestVerificationLink(ctx: AppContext, input: AccountLinkInput): Promise<void> {
   await ctx.limiter.consume(RULES.resendVerificationByIp, input.ip)
   await ctx.limiter.consume(RULES.resendVerificationByEmail, input.email)
-  await commitChange(ctx, (c) => c.defer({ request: 'verification-link', email: input.email, ip: input.ip }))
+  await commitChange(ctx, (c) => c.defer({ request: 'verification-link', email: input.email, ip: input.ip, lang: input.lang }))
 }

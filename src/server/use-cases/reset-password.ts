@@ -1,3 +1,4 @@
+import type { Language } from '~shared/constants'
 import { passwordPolicyProblem } from '~shared/password-policy'
 import { pageLinks } from '~shared/paths'
 import type { CookieJar } from '~server/auth/device-tokens'
@@ -17,7 +18,15 @@ const invalidLink = () => badRequest('Invalid or expired reset link', 'INVALID_T
  */
 export async function resetPassword(
   ctx: AppContext,
-  input: { token: string; password: string; ip: string; /** The browser's device cookie (decision 0301). */ deviceCookie: CookieJar },
+  input: {
+    token: string
+    password: string
+    ip: string
+    /** The language of the request, for the e-mail telling the owner. */
+    lang: Language
+    /** The browser's device cookie (decision 0301). */
+    deviceCookie: CookieJar
+  },
 ): Promise<void> {
   const { token, password, ip } = input
   await ctx.limiter.consume(RULES.resetPasswordByIp, ip)
@@ -45,7 +54,7 @@ export async function resetPassword(
       .execute()
     await revokeUserSessions(c.trx, user.id, 'password reset', c.now)
     await c.record({ userId: user.id, kind: 'reset', activity: 'Reset password', ip })
-    await c.mail({ template: 'password-changed', to: user.email, name: user.name, resetLink: links.forgotPassword() })
+    await c.mail({ template: 'password-changed', lang: input.lang, to: user.email, name: user.name, resetLink: links.forgotPassword() })
     return true
   })
   if (!reset) throw invalidLink()

@@ -52,19 +52,95 @@ const notTooDeep = (value: { page: number; limit: number }, ctx: z.RefinementCtx
   if ((value.page - 1) * value.limit > LIST_OFFSET_MAX) ctx.addIssue({ code: 'custom', path: ['page'], message: pageTooDeepMessage })
 }
 
+/** Columns the admin's user list sorts by (contract section 7); the id breaks ties. */
+export const USER_SORTS = ['name', 'email', 'role', 'status', 'createdAt', 'lastSignInAt'] as const
+export type UserSort = (typeof USER_SORTS)[number]
+export const SORT_ORDERS = ['asc', 'desc'] as const
+export type SortOrder = (typeof SORT_ORDERS)[number]
+
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T, field: string) => z.enum(values, { error: `Unknown ${field}` }).optional()
+
+const yesNo = (field: string) =>
+  z
+    .enum(['true', 'false'], { error: `${field} must be true or false` })
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === 'true'))
+
+/** The filters and order of the admin's user list, shared by the list and its CSV export. */
+const userFilterFields = {
+  search,
+  role: allOr(ROLES, 'role'),
+  status: allOr(STATUSES, 'status'),
+  sort: oneOf(USER_SORTS, 'sort').default('createdAt'),
+  order: oneOf(SORT_ORDERS, 'order').default('desc'),
+  verified: yesNo('verified'),
+  mfa: yesNo('mfa'),
+  /** Accounts with no sign-in for this many days (never signed in included). */
+  inactiveDays: positiveInt('inactiveDays')
+    .pipe(z.number().max(36_500, { error: 'inactiveDays must be at most 36500' }))
+    .optional(),
+}
+
 /** The admin's user list: 10 a page by default. */
 export const userListQuerySchema = z
   .strictObject({
     ...pageFields(PAGE_SIZE_USERS),
-    search,
-    role: allOr(ROLES, 'role'),
-    status: allOr(STATUSES, 'status'),
+    ...userFilterFields,
   })
   .superRefine(notTooDeep)
 export type UserListQuery = z.output<typeof userListQuerySchema>
 
+/** The user list's CSV export: the same filters and order, no pages. */
+export const userExportQuerySchema = z.strictObject(userFilterFields)
+export type UserExportQuery = z.output<typeof userExportQuerySchema>
+
 const activityValues = ACTIVITY_FILTERS.filter((value) => value !== 'all') as unknown as readonly [string, ...string[]]
 
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
+// A calendar date, or an instant with its offset (Z or ±hh:mm), seconds and fractions optional.
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/
+
+/**
+ * A bound of a date range: an ISO 8601 date (a whole UTC day) or an instant. `from` starts at the
+ * date's first moment, `to` ends at its last (inclusive); an instant is taken as it is.
+ */
+const dateBound = (field: 'from' | 'to') => {
+  const error = `${field} must be an ISO 8601 date or date and time`
+  return z
+    .string({ error })
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === '') return undefined
+      const dateOnly = DATE_ONLY.test(value)
+      if (!dateOnly && !INSTANT.test(value)) {
+        ctx.addIssue({ code: 'custom', message: error })
+        return z.NEVER
+      }
+      const start = new Date(dateOnly ? `${value}T00:00:00.000Z` : value)
+      // Rejects impossible dates (2026-02-30 rolls over in Date) and years out of range.
+      if (Number.isNaN(start.getTime()) || (dateOnly && start.toISOString().slice(0, 10) !== value)) {
+        ctx.addIssue({ code: 'custom', message: error })
+        return z.NEVER
+      }
+      return dateOnly && field === 'to' ? new Date(start.getTime() + 86_400_000 - 1) : start
+    })
+}
+
+export const fromAfterToMessage = 'from must not be after to'
+
+const inOrder = (value: { from?: Date | undefined; to?: Date | undefined }, ctx: z.RefinementCtx) => {
+  if (value.from && value.to && value.from > value.to) ctx.addIssue({ code: 'custom', path: ['from'], message: fromAfterToMessage })
+}
+
+/** The filters of everyone's activity log, shared by the list and its CSV export. */
+const activityFilterFields = {
+  search,
+  activity: allOr(activityValues, 'activity'),
+  from: dateBound('from'),
+  to: dateBound('to'),
+}
+
+/** One user's own entries: search and activity filter. */
 export const activityListQuerySchema = z
   .strictObject({
     ...pageQuery,
@@ -73,6 +149,17 @@ export const activityListQuerySchema = z
   })
   .superRefine(notTooDeep)
 export type ActivityListQuery = z.output<typeof activityListQuerySchema>
+
+/** Everyone's entries (staff): the filters above and a date range. */
+export const activityLogQuerySchema = z
+  .strictObject({ ...pageQuery, ...activityFilterFields })
+  .superRefine(notTooDeep)
+  .superRefine(inOrder)
+export type ActivityLogQuery = z.output<typeof activityLogQuerySchema>
+
+/** Everyone's entries as CSV: the same filters, no pages. */
+export const activityExportQuerySchema = z.strictObject(activityFilterFields).superRefine(inOrder)
+export type ActivityExportQuery = z.output<typeof activityExportQuerySchema>
 
 export const activityUserSchema = userSchema.pick({ id: true, name: true, email: true, role: true, profilePicture: true })
 
@@ -90,7 +177,14 @@ export type ActivityEntry = z.infer<typeof activityEntrySchema>
 export const activityListSchema = z.object({ activities: z.array(activityEntrySchema), pagination: paginationSchema })
 export type ActivityList = z.infer<typeof activityListSchema>
 
-export const userListSchema = z.object({ users: z.array(userSchema), pagination: paginationSchema })
+/** A user as the admin's list and user page show it: the spec's fields, the last sign-in and two-factor. */
+export const adminUserSchema = userSchema.extend({
+  lastSignInAt: z.string().nullable(),
+  mfaEnabled: z.boolean(),
+})
+export type AdminUser = z.infer<typeof adminUserSchema>
+
+export const userListSchema = z.object({ users: z.array(adminUserSchema), pagination: paginationSchema })
 export type UserList = z.infer<typeof userListSchema>
 
 export const adminStatsSchema = z.object({

@@ -24,8 +24,9 @@ export function RequireAccess({ children }: { children: ReactNode }) {
   const from = location.pathname + location.search + location.hash
   // One state object per origin: <Navigate> navigates again whenever its props change, and a
   // fresh object on every render would restart the navigation while the next page loads.
-  const fromState = useMemo(() => ({ from }), [from])
   const decision = decideAccess({ session, access, requireVerifiedEmail: handle?.requireVerifiedEmail ?? true, from })
+  const sessionEnded = decision.kind === 'redirect' && !!decision.state?.sessionEnded
+  const fromState = useMemo(() => (sessionEnded ? { from, sessionEnded } : { from }), [from, sessionEnded])
   if (decision.kind === 'loading') return <PageSpinner />
   if (decision.kind === 'redirect') return <Navigate to={decision.to} state={decision.state ? fromState : undefined} replace />
   return children

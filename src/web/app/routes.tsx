@@ -66,8 +66,8 @@ export const routes: RouteObject[] = [
       {
         path: paths.unauthorized,
         lazy: page(
-          () => import('~web/features/access/components/unauthorized-page'),
-          (m) => m.UnauthorizedPage,
+          () => import('./layout/unauthorized-route'),
+          (m) => m.UnauthorizedRoute,
         ),
       },
       {

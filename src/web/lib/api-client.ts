@@ -1,5 +1,6 @@
 import { CSRF_HEADER, HTTP_TIMEOUT_MS } from '~shared/constants'
 import type { Tokens } from '~shared/schemas/user'
+import { currentLanguage } from './i18n'
 import { type AuthStorage, SESSION_KEYS, authStorage } from './auth-storage'
 import { ApiError, type BlockedState, blockedStateOf, failureCodeOf, type FieldError, NETWORK_ERROR_MESSAGE, TIMEOUT_MESSAGE } from './failures'
 import { browserRefreshLock, type RefreshLock } from './refresh-lock'
@@ -35,12 +36,17 @@ export interface ApiClientOptions {
   fetch?: typeof fetch
   baseUrl?: string
   timeoutMs?: number
-  /** The session could not be refreshed: storage is already cleared. */
-  onSessionEnded?: () => void
+  /**
+   * The session is over: it could not be refreshed, or the server said it ended because the
+   * account was suspended or deactivated (`blocked`). Storage is already cleared.
+   */
+  onSessionEnded?: (blocked: BlockedState | null) => void
   /** A signed-in call was refused because the account is inactive or suspended. */
   onAccountBlocked?: (state: BlockedState) => void
   /** Resolves when another tab's change of the stored session reaches this one (or after `ms`). */
   storageSettled?: (ms: number) => Promise<void>
+  /** The interface language, sent as `Accept-Language`: what a call causes (an e-mail) is written in it. */
+  language?: () => string
 }
 
 export interface ApiClient {
@@ -75,6 +81,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   async function send<T>(path: string, request: RequestOptions, accessToken: string | null): Promise<Envelope<T>> {
     const method = request.method ?? 'GET'
     const headers: Record<string, string> = { Accept: 'application/json' }
+    if (options.language) headers['Accept-Language'] = options.language()
     if (accessToken) headers.Authorization = `Bearer ${accessToken}`
     const csrf = storage.csrfToken()
     if (UNSAFE_METHODS.has(method) && csrf) headers[CSRF_HEADER] = csrf
@@ -166,10 +173,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       const mayRefresh = error.status === 401 && accessToken && request.retryOnUnauthorized !== false && !NO_REFRESH_PATHS.has(path)
       if (!mayRefresh) throw error
-      const fresh = await refreshSession(accessToken)
+      // A session ended by a suspension or deactivation: no refresh can bring it back.
+      const blocked = blockedStateOf(error)
+      const fresh = blocked ? null : await refreshSession(accessToken)
       if (!fresh) {
         storage.clear()
-        options.onSessionEnded?.()
+        options.onSessionEnded?.(blocked)
         throw error
       }
       return send<T>(path, request, fresh)
@@ -226,14 +235,15 @@ function toApiError(status: number, body: FailureBody | null): ApiError {
   return new ApiError(status, message, code, fieldErrors)
 }
 
-type Listener = () => void
+type Listener = (blocked: BlockedState | null) => void
 const sessionEndedListeners = new Set<Listener>()
 const blockedListeners = new Set<(state: BlockedState) => void>()
 
 /** The app's client on the browser's localStorage and Web Locks. */
 export const api = createApiClient({
   storage: authStorage,
-  onSessionEnded: () => sessionEndedListeners.forEach((listener) => listener()),
+  language: currentLanguage,
+  onSessionEnded: (blocked) => sessionEndedListeners.forEach((listener) => listener(blocked)),
   onAccountBlocked: (state) => blockedListeners.forEach((listener) => listener(state)),
 })
 

@@ -59,6 +59,19 @@ export function isLanguage(value: unknown): value is Language {
   return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value)
 }
 
+/**
+ * The first of the browser's languages (`navigator.languages`, most wanted first) that the app
+ * speaks, by its primary subtag (`fr-CA` is French); else English. The language until one is
+ * chosen, on the public pages or in Settings.
+ */
+export function browserLanguage(preferred: readonly string[] | undefined = typeof navigator === 'undefined' ? undefined : navigator.languages): Language {
+  for (const tag of preferred ?? []) {
+    const primary = tag.split('-')[0]!.toLowerCase()
+    if (isLanguage(primary)) return primary
+  }
+  return 'en'
+}
+
 /** Switches the interface language, loading that language first when needed. */
 export async function setLanguage(next: Language): Promise<void> {
   const dict = next === 'en' ? en : (await loaders[next]()).default

@@ -17,19 +17,37 @@ export interface SessionState {
 
 export interface SessionView extends SessionState {
   authenticated: boolean
+  /** Present when the session ended without this tab signing out: the guard says why (`guard.ts`). */
+  ended?: SessionEnd
 }
+
+/**
+ * How a session ended other than by signing out here: signed out elsewhere or expired
+ * (`expired`), or ended by a suspension or deactivation of the account (`blocked`).
+ */
+export type SessionEnd = { kind: 'expired' } | { kind: 'blocked'; state: BlockedState; email: string | null }
 
 const STATUS_OF: Record<BlockedState, User['status']> = { inactive: 'INACTIVE', suspended: 'SUSPENDED' }
 
 export function createSession(client: ApiClient, storage: AuthStorage) {
   let state: SessionState = { status: storage.accessToken() ? 'loading' : 'ready', user: null }
   let view: SessionView = { ...state, authenticated: false }
+  let ended: SessionEnd | undefined
+  /** The address of the last user seen, for the account-status page once storage is cleared. */
+  let lastEmail = storage.user()?.email ?? null
   const listeners = new Set<() => void>()
 
   const set = (next: SessionState) => {
     state = next
-    view = { ...next, authenticated: !!next.user && !!storage.accessToken() }
+    if (next.user) lastEmail = next.user.email
+    view = { ...next, authenticated: !!next.user && !!storage.accessToken(), ...(ended ? { ended } : {}) }
     listeners.forEach((listener) => listener())
+  }
+
+  /** The session is gone without this tab signing out: remember why, for the sign-in page. */
+  const end = (how: SessionEnd) => {
+    ended = how
+    set({ status: 'ready', user: null })
   }
 
   const markBlocked = (blocked: BlockedState) => {
@@ -69,6 +87,7 @@ export function createSession(client: ApiClient, storage: AuthStorage) {
     },
 
     signIn(result: AuthResult): void {
+      ended = undefined
       storage.saveSession(result)
       set({ status: 'ready', user: result.user })
     },
@@ -80,9 +99,15 @@ export function createSession(client: ApiClient, storage: AuthStorage) {
       } catch {
         // Signing out never fails for the user: the local session goes regardless.
       } finally {
+        ended = undefined
         storage.clear()
         set({ status: 'ready', user: null })
       }
+    },
+
+    /** The API client found the session over (storage is already cleared). */
+    sessionEnded(blocked: BlockedState | null): void {
+      end(blocked ? { kind: 'blocked', state: blocked, email: state.user?.email ?? lastEmail } : { kind: 'expired' })
     },
 
     updateUser(user: User): void {
@@ -95,7 +120,9 @@ export function createSession(client: ApiClient, storage: AuthStorage) {
     /** The stored session changed (another tab, or the API client cleared it). */
     syncFromStorage(): void {
       if (!storage.accessToken()) {
-        if (state.user || state.status === 'loading') set({ status: 'ready', user: null })
+        // Another tab signed out, or found the session over: this tab's session ended too.
+        if (state.user) end(ended ?? { kind: 'expired' })
+        else if (state.status === 'loading') set({ status: 'ready', user: null })
         return
       }
       const stored = storage.user()
@@ -108,7 +135,7 @@ export type Session = ReturnType<typeof createSession>
 
 export const session = createSession(api, authStorage)
 
-onSessionEnded(() => session.syncFromStorage())
+onSessionEnded((blocked) => session.sessionEnded(blocked))
 onAccountBlocked((state) => session.markBlocked(state))
 
 if (typeof window !== 'undefined') {

@@ -2,7 +2,7 @@ import { useSyncExternalStore } from 'react'
 import type { Language } from '~shared/constants'
 import { SETTINGS_STORAGE_KEY } from '~web/config/app'
 import { browserStore, type KeyValueStore } from './auth-storage'
-import { isLanguage } from './i18n'
+import { browserLanguage, isLanguage } from './i18n'
 
 /** The settings page's preferences, kept in this browser only. */
 
@@ -27,8 +27,11 @@ export const DEFAULT_SETTINGS: Settings = {
   language: 'en',
 }
 
-/** Whatever is stored, a complete and valid settings object (unknown values fall back to defaults). */
-export function parseSettings(raw: string | null): Settings {
+/**
+ * Whatever is stored, a complete and valid settings object (unknown values fall back to defaults).
+ * A language never chosen is the browser's (`browserLanguage`), else the default.
+ */
+export function parseSettings(raw: string | null, unchosenLanguage: Language = browserLanguage()): Settings {
   let stored: Partial<Record<keyof Settings, unknown>> = {}
   try {
     const parsed: unknown = raw ? JSON.parse(raw) : null
@@ -44,7 +47,7 @@ export function parseSettings(raw: string | null): Settings {
     emailNotifications: flag('emailNotifications'),
     pushNotifications: flag('pushNotifications'),
     weeklySummary: flag('weeklySummary'),
-    language: isLanguage(stored.language) ? stored.language : DEFAULT_SETTINGS.language,
+    language: isLanguage(stored.language) ? stored.language : unchosenLanguage,
   }
 }
 

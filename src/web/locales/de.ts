@@ -66,6 +66,7 @@ const de: Messages = {
     signUp: 'Registrieren',
     success: 'Anmeldung erfolgreich!',
     resendVerification: 'Bestätigungs-E-Mail erneut senden',
+    sessionEnded: 'Ihre Sitzung ist beendet. Bitte melden Sie sich erneut an.',
     errors: {
       noAccount: 'Zu dieser E-Mail-Adresse gibt es kein Konto. Prüfen Sie die Adresse oder registrieren Sie sich.',
       password: 'Falsches Passwort. Prüfen Sie Ihr Passwort und versuchen Sie es erneut.',
@@ -207,6 +208,8 @@ const de: Messages = {
     emailVerification: 'E-Mail-Bestätigung',
     completion: 'Profil vollständig',
     completionHint: 'Fügen Sie eine Telefonnummer und ein Profilbild hinzu, um Ihr Profil zu vervollständigen.',
+    completionHintPhone: 'Fügen Sie eine Telefonnummer hinzu, um Ihr Profil zu vervollständigen.',
+    completionHintPicture: 'Fügen Sie ein Profilbild hinzu, um Ihr Profil zu vervollständigen.',
     permissions: {
       dashboard: 'Die Übersicht ansehen',
       profile: 'Das eigene Profil bearbeiten',

@@ -78,6 +78,7 @@ export const en = {
     signUp: 'Sign up',
     success: 'Login successful!',
     resendVerification: 'Resend verification email',
+    sessionEnded: 'Your session has ended. Please sign in again.',
     errors: {
       noAccount: 'No account found with this email address. Please check your email or sign up for a new account.',
       password: 'Incorrect password. Please check your password and try again.',
@@ -218,6 +219,8 @@ export const en = {
     emailVerification: 'Email verification',
     completion: 'Profile completion',
     completionHint: 'Add a phone number and a profile picture to complete your profile.',
+    completionHintPhone: 'Add a phone number to complete your profile.',
+    completionHintPicture: 'Add a profile picture to complete your profile.',
     permissions: {
       dashboard: 'View the dashboard',
       profile: 'Edit your own profile',

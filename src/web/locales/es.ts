@@ -66,6 +66,7 @@ const es: Messages = {
     signUp: 'Regístrate',
     success: '¡Sesión iniciada correctamente!',
     resendVerification: 'Reenviar el correo de verificación',
+    sessionEnded: 'Tu sesión ha terminado. Vuelve a iniciar sesión.',
     errors: {
       noAccount: 'No hay ninguna cuenta con este correo electrónico. Revisa tu correo o regístrate para crear una cuenta.',
       password: 'Contraseña incorrecta. Revisa tu contraseña e inténtalo de nuevo.',
@@ -207,6 +208,8 @@ const es: Messages = {
     emailVerification: 'Verificación del correo',
     completion: 'Perfil completado',
     completionHint: 'Añade un teléfono y una foto de perfil para completar tu perfil.',
+    completionHintPhone: 'Añade un teléfono para completar tu perfil.',
+    completionHintPicture: 'Añade una foto de perfil para completar tu perfil.',
     permissions: {
       dashboard: 'Ver el panel',
       profile: 'Editar tu propio perfil',

@@ -66,6 +66,7 @@ const fr: Messages = {
     signUp: "S'inscrire",
     success: 'Connexion réussie !',
     resendVerification: "Renvoyer l'e-mail de vérification",
+    sessionEnded: 'Votre session a pris fin. Veuillez vous reconnecter.',
     errors: {
       noAccount: "Aucun compte n'est associé à cette adresse e-mail. Vérifiez votre adresse ou créez un compte.",
       password: 'Mot de passe incorrect. Vérifiez votre mot de passe et réessayez.',
@@ -207,6 +208,8 @@ const fr: Messages = {
     emailVerification: "Vérification de l'e-mail",
     completion: 'Profil complété',
     completionHint: 'Ajoutez un numéro de téléphone et une photo de profil pour compléter votre profil.',
+    completionHintPhone: 'Ajoutez un numéro de téléphone pour compléter votre profil.',
+    completionHintPicture: 'Ajoutez une photo de profil pour compléter votre profil.',
     permissions: {
       dashboard: 'Consulter le tableau de bord',
       profile: 'Modifier votre profil',

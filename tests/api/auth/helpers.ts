@@ -89,14 +89,14 @@ export function register(t: TestApp, visitor: Visitor, options: { remoteAddress?
 
 /** The verification link of the newest verification mail to this address. */
 export async function verificationLink(t: TestApp, email: string): Promise<URL> {
-  const mails = (await mailTo(t, email)).filter((mail) => mail.subject === 'Verify your email address')
+  const mails = (await mailTo(t, email)).filter((mail) => mail.subject === 'Verify your email address - Accounts')
   expect(mails.length, `verification mail to ${email}`).toBeGreaterThan(0)
   return linkTo(mails.at(-1)!, '/verify-email')
 }
 
 /** The reset link of the newest reset mail to this address. */
 export async function resetLink(t: TestApp, email: string): Promise<URL> {
-  const mails = (await mailTo(t, email)).filter((mail) => mail.subject === 'Reset your password')
+  const mails = (await mailTo(t, email)).filter((mail) => mail.subject === 'Reset your password - Accounts')
   expect(mails.length, `reset mail to ${email}`).toBeGreaterThan(0)
   return linkTo(mails.at(-1)!, '/reset-password')
 }

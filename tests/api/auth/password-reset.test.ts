@@ -33,7 +33,7 @@ describe('a user who forgot their password asks for a link', () => {
     expect(forUnknown.statusCode).toBe(200)
     expect(withoutRequestId(forUnknown)).toEqual(withoutRequestId(forKnown))
 
-    expect((await mailTo(t, user.email)).map((m) => m.subject)).toEqual(['Reset your password'])
+    expect((await mailTo(t, user.email)).map((m) => m.subject)).toEqual(['Reset your password - Accounts'])
     expect(await mailTo(t, unknown)).toEqual([])
   })
 
@@ -83,7 +83,7 @@ describe('a user resets their password through the link', () => {
       expectFailure(await refresh(t, session.refreshToken), 401, 'REFRESH_INVALID')
     }
     const mails = await mailTo(t, user.email)
-    expect(mails.map((m) => m.subject)).toEqual(['Reset your password', 'Your password was changed'])
+    expect(mails.map((m) => m.subject)).toEqual(['Reset your password - Accounts', 'Your password was changed - Accounts'])
     expect(mails[1]!.links).toContain('http://app.test/forgot-password')
   })
 

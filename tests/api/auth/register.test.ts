@@ -17,7 +17,7 @@ describe('a visitor registers', () => {
       data: { email: visitor.email },
     })
     const mails = await mailTo(t, visitor.email)
-    expect(mails.map((m) => m.subject)).toEqual(['Verify your email address'])
+    expect(mails.map((m) => m.subject)).toEqual(['Verify your email address - Accounts'])
     const link = linkTo(mails[0]!, '/verify-email')
     expect(link.searchParams.get('email')).toBe(visitor.email)
     tokenOf(link)
@@ -110,7 +110,7 @@ describe('someone registers with an address that already has an account', () => 
     expect(Object.keys(forTaken.headers).sort()).toEqual(Object.keys(forNew.headers).sort())
 
     const mails = await mailTo(t, owner.email)
-    expect(mails.map((m) => m.subject)).toEqual(['Someone tried to register with your email address'])
+    expect(mails.map((m) => m.subject)).toEqual(['Someone tried to register with your email address - Accounts'])
     expect(mails[0]!.text).toContain('Hello Original Owner,')
     expect(mails[0]!.links).toEqual(expect.arrayContaining(['http://app.test/login', 'http://app.test/forgot-password']))
   })

@@ -48,7 +48,7 @@ describe('e-mail through an SMTP server', () => {
 
     const [mail, ...others] = await inbox(visitor.email)
     expect(others).toEqual([])
-    expect(mail!.subject).toBe('Verify your email address')
+    expect(mail!.subject).toBe('Verify your email address - Accounts')
     expect(mail!.from).toMatchObject({ address: 'no-reply@localhost', name: 'Accounts' })
     expect(mail!.to).toEqual([expect.objectContaining({ address: visitor.email })])
     expect(mail!.text).toContain('Hello Radia Perlman,')
@@ -66,7 +66,7 @@ describe('e-mail through an SMTP server', () => {
     const user = await t.createUser({ name: 'Barbara Liskov' })
     await t.request('POST', '/api/auth/forgot-password', { body: { email: user.email } })
     const [resetMail] = await inbox(user.email)
-    expect(resetMail!.subject).toBe('Reset your password')
+    expect(resetMail!.subject).toBe('Reset your password - Accounts')
     const link = linkIn(resetMail!, '/reset-password')
 
     const password = 'Substitution-Principle-1987!'
@@ -78,7 +78,7 @@ describe('e-mail through an SMTP server', () => {
 
     const [, changed, ...others] = await inbox(user.email)
     expect(others).toEqual([])
-    expect(changed!.subject).toBe('Your password was changed')
+    expect(changed!.subject).toBe('Your password was changed - Accounts')
     expect(changed!.text).toContain('Hello Barbara Liskov,')
     expect(changed!.html).toContain('Hello Barbara Liskov,')
     linkIn(changed!, '/forgot-password')

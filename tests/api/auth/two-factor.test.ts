@@ -294,7 +294,7 @@ describe('two-factor notices through an SMTP server', () => {
     await t.deliverMail()
 
     for (const subject of ['Two-factor authentication is on', 'New recovery codes for your account', 'Two-factor authentication is off']) {
-      const mail = await smtp.next(user.email, subject)
+      const mail = await smtp.next(user.email, `${subject} - Accounts`)
       expect(mail.text).toContain('Hello Grace Hopper,')
       expect(mail.html).toContain('Hello Grace Hopper,')
       expect(mail.links).toEqual([`${APP_ORIGIN}/profile`, `${APP_ORIGIN}/forgot-password`])

@@ -65,7 +65,7 @@ describe('a new user verifies their e-mail address', () => {
   it('cannot verify with a password-reset token', async () => {
     const user = await t.createUser()
     await t.request('POST', '/api/auth/forgot-password', { body: { email: user.email } })
-    const [mail] = (await mailTo(t, user.email)).filter((m) => m.subject === 'Reset your password')
+    const [mail] = (await mailTo(t, user.email)).filter((m) => m.subject === 'Reset your password - Accounts')
     const resetToken = new URL(mail!.links.find((l) => l.includes('/reset-password'))!).searchParams.get('token')!
     expectFailure(await verify(t, resetToken), 400, 'INVALID_TOKEN', INVALID_LINK)
   })
@@ -87,7 +87,7 @@ describe('a user asks for the verification e-mail again', () => {
     expect(withoutRequestId(answers[1]!)).toEqual(withoutRequestId(answers[0]!))
     expect(withoutRequestId(answers[2]!)).toEqual(withoutRequestId(answers[0]!))
 
-    const toUnverified = (await mailTo(t, unverified.email)).filter((m) => m.subject === 'Verify your email address')
+    const toUnverified = (await mailTo(t, unverified.email)).filter((m) => m.subject === 'Verify your email address - Accounts')
     expect(toUnverified).toHaveLength(2)
     expect(await mailTo(t, verified.email)).toEqual([])
     expect(await mailTo(t, unknown)).toEqual([])

@@ -184,6 +184,8 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   { key: 'GET /activity', method: 'GET', as: 'admin', path: () => '/api/activity' },
   { key: 'GET /admin/activity-logs', method: 'GET', as: 'admin', path: () => '/api/admin/activity-logs' },
   { key: 'GET /admin/users', method: 'GET', as: 'admin', path: () => '/api/admin/users' },
+  { key: 'GET /admin/users/export', method: 'GET', as: 'admin', path: () => '/api/admin/users/export' },
+  { key: 'GET /admin/activity-logs/export', method: 'GET', as: 'admin', path: () => '/api/admin/activity-logs/export' },
   { key: 'GET /admin/users/:id', method: 'GET', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}` },
   // The target is ACTIVE: the delete is refused (409), so walking the catalogue deletes nobody.
   { key: 'DELETE /admin/users/:id', method: 'DELETE', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}` },

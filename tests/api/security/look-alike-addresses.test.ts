@@ -92,7 +92,7 @@ describe('a compatibility form of an address (full-width, ligatures, mathematica
     expect(againstOwner.statusCode).toBe(201)
     expect(againstOwner.json().data).toEqual({ email: owner.email })
     expect(withoutRequestId(againstOwner)).toEqual({ ...(withoutRequestId(againstUnused) as object), data: { email: owner.email } })
-    expect((await mailTo(t, owner.email)).map((mail) => mail.subject)).toEqual(['Someone tried to register with your email address'])
+    expect((await mailTo(t, owner.email)).map((mail) => mail.subject)).toEqual(['Someone tried to register with your email address - Accounts'])
     const accounts = await t.ctx.db.selectFrom('users').select('email').where('email', 'in', [owner.email, unused]).execute()
     expect(accounts.map((row) => row.email).sort()).toEqual([owner.email, unused].sort())
   })

@@ -120,7 +120,7 @@ export function accountsOn(server: RunningServer) {
         body: { name, email, phone: options.phone ?? null, password, confirmPassword: password },
       })
       if (registered.status !== 201) throw new Error(`registering ${email} failed: ${registered.status} ${registered.body.message}`)
-      const mail = await server.mail.next(email, 'Verify your email address')
+      const mail = await server.mail.next(email, 'Verify your email address - Accounts')
       if (options.verified !== false) {
         const token = linkTo(mail, '/verify-email').searchParams.get('token')
         const verified = await callApi(server, 'GET', `/auth/verify-email/${token}`)

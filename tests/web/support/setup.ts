@@ -61,7 +61,8 @@ beforeEach(async () => {
   window.localStorage.clear()
   settingsStore.save({ ...DEFAULT_SETTINGS })
   window.localStorage.clear()
-  session.syncFromStorage()
+  // A fresh tab: signed out here, with no ended session to explain.
+  await session.signOut()
   await setLanguage('en')
 })
 

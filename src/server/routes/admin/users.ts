@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { adminUpdateUserSchema } from '~shared/schemas/admin'
-import { userListQuerySchema, userListSchema } from '~shared/schemas/lists'
+import { adminUserSchema, userListQuerySchema, userListSchema } from '~shared/schemas/lists'
 import { userSchema } from '~shared/schemas/user'
 import type { AppContext } from '~server/context'
 import { listUsers } from '~server/data/user-list'
-import { findUserById, isUuid, toUser } from '~server/data/users'
+import { findAdminUserById, isUuid, toAdminUser, toUser } from '~server/data/users'
 import { requireAuth } from '~server/http/auth-guard'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
+import { requestLanguage } from '~server/http/request-language'
 import { notFound } from '~server/http/errors'
 import { deleteUser } from '~server/use-cases/delete-user'
 import { editUser } from '~server/use-cases/edit-user'
@@ -29,15 +30,15 @@ export function adminUserRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { querystring: userListQuerySchema, response: { 200: envelope(userListSchema), ...failures(400, 401, 403, 503) } } },
       async (request) => {
         const { page, limit } = request.query
-        const { users, total } = await listUsers(ctx.db, request.query)
-        return ok({ users: users.map(toUser), pagination: { page, limit, total, pages: Math.ceil(total / limit) } })
+        const { users, total } = await listUsers(ctx.db, { ...request.query, now: ctx.clock() })
+        return ok({ users: users.map(toAdminUser), pagination: { page, limit, total, pages: Math.ceil(total / limit) } })
       },
     )
 
-    app.get('/admin/users/:id', { schema: { params: idParams, response: { 200: envelope(userSchema), ...failures(401, 403, 404, 503) } } }, async (request) => {
-      const user = await findUserById(ctx.db, userId(request.params.id))
+    app.get('/admin/users/:id', { schema: { params: idParams, response: { 200: envelope(adminUserSchema), ...failures(401, 403, 404, 503) } } }, async (request) => {
+      const user = await findAdminUserById(ctx.db, userId(request.params.id))
       if (!user) throw notFound('User not found', 'USER_NOT_FOUND')
-      return ok(toUser(user))
+      return ok(toAdminUser(user))
     })
 
     app.put(
@@ -52,14 +53,14 @@ export function adminUserRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const { user: actor } = requireAuth(request)
         const targetId = userId(request.params.id)
-        const updated = await editUser(ctx, { actorId: actor.id, targetId, ip: request.ip }, request.body)
+        const updated = await editUser(ctx, { actorId: actor.id, targetId, ip: request.ip, lang: requestLanguage(request) }, request.body)
         return ok(toUser(updated), 'User updated successfully')
       },
     )
 
     app.delete('/admin/users/:id', { schema: { params: idParams, response: { 200: messageOnly, ...failures(401, 403, 404, 409, 503) } } }, async (request) => {
       const { user: actor } = requireAuth(request)
-      await deleteUser(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip })
+      await deleteUser(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip, lang: requestLanguage(request) })
       return done('User deleted successfully')
     })
   }

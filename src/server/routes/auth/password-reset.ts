@@ -3,6 +3,7 @@ import { emailOnlySchema, resetPasswordSchema, tokenParamsSchema } from '~shared
 import type { AppContext } from '~server/context'
 import { deviceCookie } from '~server/http/cookies'
 import { done, failures, messageOnly } from '~server/http/envelope'
+import { requestLanguage } from '~server/http/request-language'
 import { requestPasswordReset } from '~server/use-cases/request-account-link'
 import { resetPassword } from '~server/use-cases/reset-password'
 
@@ -10,7 +11,7 @@ import { resetPassword } from '~server/use-cases/reset-password'
 export function passwordResetRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/auth/forgot-password', { schema: { body: emailOnlySchema, response: { 200: messageOnly, ...failures(400, 429, 503) } } }, async (request) => {
-      await requestPasswordReset(ctx, { email: request.body.email, ip: request.ip })
+      await requestPasswordReset(ctx, { email: request.body.email, ip: request.ip, lang: requestLanguage(request) })
       return done('If an account exists for this address, a password reset link has been sent.')
     })
 
@@ -22,6 +23,7 @@ export function passwordResetRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           token: request.params.token,
           password: request.body.password,
           ip: request.ip,
+          lang: requestLanguage(request),
           deviceCookie: deviceCookie(request, reply),
         })
         return done('Password reset successfully!')

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { enableTotpSchema, passwordConfirmationSchema, recoveryCodesSchema, totpSetupSchema, twoFactorStatusSchema } from '~shared/schemas/two-factor'
 import type { AppContext } from '~server/context'
 import { requireAuth } from '~server/http/auth-guard'
+import { requestLanguage } from '~server/http/request-language'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
 import { disableTwoFactor } from '~server/use-cases/disable-two-factor'
 import { enableTotp } from '~server/use-cases/enable-totp'
@@ -26,14 +27,18 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/auth/mfa/totp/enable',
       { schema: { body: enableTotpSchema, response: { 200: envelope(recoveryCodesSchema), ...failures(400, 401, 403, 409, 503) } } },
-      async (request) => ok(await enableTotp(ctx, { ...requireAuth(request), code: request.body.code, ip: request.ip }), 'Two-factor authentication is on'),
+      async (request) =>
+        ok(
+          await enableTotp(ctx, { ...requireAuth(request), code: request.body.code, ip: request.ip, lang: requestLanguage(request) }),
+          'Two-factor authentication is on',
+        ),
     )
 
     app.post(
       '/auth/mfa/totp/disable',
       { schema: { body: passwordConfirmationSchema, response: { 200: messageOnly, ...failures(400, 401, 403, 429, 503) } } },
       async (request) => {
-        await disableTwoFactor(ctx, { ...requireAuth(request), password: request.body.password, ip: request.ip })
+        await disableTwoFactor(ctx, { ...requireAuth(request), password: request.body.password, ip: request.ip, lang: requestLanguage(request) })
         return done('Two-factor authentication is off')
       },
     )
@@ -43,7 +48,7 @@ export function twoFactorRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { body: passwordConfirmationSchema, response: { 200: envelope(recoveryCodesSchema), ...failures(400, 401, 403, 409, 429, 503) } } },
       async (request) =>
         ok(
-          await regenerateRecoveryCodes(ctx, { ...requireAuth(request), password: request.body.password, ip: request.ip }),
+          await regenerateRecoveryCodes(ctx, { ...requireAuth(request), password: request.body.password, ip: request.ip, lang: requestLanguage(request) }),
           'New recovery codes made; the old ones no longer work',
         ),
     )

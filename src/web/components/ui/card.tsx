@@ -28,10 +28,13 @@ export function CardFooter({ className, ...props }: HTMLAttributes<HTMLDivElemen
 /** The bare, centred frame of the signed-out pages. */
 const WIDTHS = { md: 'max-w-md', lg: 'max-w-lg', xl: 'max-w-4xl' } as const
 
-export function PublicPage({ children, width = 'md' }: { children: ReactNode; width?: keyof typeof WIDTHS }) {
+export function PublicPage({ children, width = 'md', header }: { children: ReactNode; width?: keyof typeof WIDTHS; header?: ReactNode }) {
   return (
-    <main id="main" className="flex min-h-dvh items-start justify-center px-4 py-10 sm:items-center">
-      <div className={cn('w-full', WIDTHS[width])}>{children}</div>
-    </main>
+    <div className="flex min-h-dvh flex-col">
+      {header ? <header className="flex flex-wrap items-center justify-between gap-3 px-4 pt-4 sm:px-6">{header}</header> : null}
+      <main id="main" className="flex flex-1 items-start justify-center px-4 py-10 sm:items-center">
+        <div className={cn('w-full', WIDTHS[width])}>{children}</div>
+      </main>
+    </div>
   )
 }

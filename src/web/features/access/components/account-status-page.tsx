@@ -4,6 +4,7 @@ import UserX from 'lucide-react/icons/user-x'
 import Ban from 'lucide-react/icons/ban'
 import { Badge } from '~web/components/ui/badge'
 import { buttonClass } from '~web/components/ui/button'
+import { PublicHeader } from '~web/components/public-header'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle, PublicPage } from '~web/components/ui/card'
 import { SUPPORT_EMAIL } from '~web/config/app'
 import { paths } from '~web/config/paths'
@@ -29,7 +30,7 @@ export function AccountStatusPage() {
           }
 
   return (
-    <PublicPage width="lg">
+    <PublicPage width="lg" header={<PublicHeader />}>
       <Card>
         <CardHeader className="text-center">
           <view.Icon aria-hidden className="mx-auto mb-2 size-10 text-muted" />

@@ -1,14 +1,25 @@
 import { Link } from 'react-router'
 import ShieldX from 'lucide-react/icons/shield-x'
 import { buttonClass } from '~web/components/ui/button'
+import { PublicHeader } from '~web/components/public-header'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle, PublicPage } from '~web/components/ui/card'
 import { paths } from '~web/config/paths'
 import { useI18n } from '~web/lib/i18n'
 
+/** Access Denied, bare: for a visitor who is not signed in. */
 export function UnauthorizedPage() {
+  return (
+    <PublicPage header={<PublicHeader />}>
+      <AccessDeniedCard />
+    </PublicPage>
+  )
+}
+
+/** The Access Denied card itself; a signed-in user sees it inside the app's frame (`app/layout/unauthorized-route.tsx`). */
+export function AccessDeniedCard() {
   const { t } = useI18n()
   return (
-    <PublicPage>
+    <div className="mx-auto w-full max-w-md">
       <Card>
         <CardHeader className="text-center">
           <ShieldX aria-hidden className="mx-auto mb-2 size-10 text-danger dark:text-red-400" />
@@ -29,6 +40,6 @@ export function UnauthorizedPage() {
           </div>
         </CardContent>
       </Card>
-    </PublicPage>
+    </div>
   )
 }

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react'
+import { PublicHeader } from '~web/components/public-header'
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle, PublicPage } from '~web/components/ui/card'
 
 /** The card every signed-out auth page is made of: title, description, body and footer links. */
@@ -16,7 +17,7 @@ export function AuthCard({
   icon?: ReactNode
 }) {
   return (
-    <PublicPage>
+    <PublicPage header={<PublicHeader />}>
       <Card>
         <CardHeader className="text-center">
           {icon ? <div className="mx-auto mb-2 flex justify-center">{icon}</div> : null}

@@ -24,6 +24,8 @@ const SecondStepForm = lazy(() => import('./second-step-form').then((m) => ({ de
 export interface LoginLocationState {
   from?: string
   message?: string
+  /** The session ended without the user signing out (elsewhere, or it expired). */
+  sessionEnded?: boolean
 }
 
 export function LoginPage() {
@@ -77,6 +79,7 @@ export function LoginPage() {
       }
     >
       {state.message && !failure ? <Alert tone="success">{state.message}</Alert> : null}
+      {state.sessionEnded && !state.message && !failure ? <Alert tone="info">{t('login.sessionEnded')}</Alert> : null}
       {failure ? (
         <Alert tone="error">
           <p>{t(failure.key)}</p>

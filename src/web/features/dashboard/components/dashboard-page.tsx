@@ -11,7 +11,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~web/
 import { type TranslationKey, useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
 import { formatDate } from '~web/lib/time'
-import { profileCompletion } from '../profile-completion'
+import { completionHintKey, profileCompletion } from '../profile-completion'
 
 const PERMISSIONS: Record<Role, TranslationKey[]> = {
   ADMIN: [
@@ -106,6 +106,7 @@ function RoleCard({ role }: { role: Role }) {
 function StatusCard({ user }: { user: User }) {
   const { t } = useI18n()
   const completion = profileCompletion(user)
+  const hint = completionHintKey(user)
   return (
     <Card>
       <CardHeader>
@@ -144,7 +145,7 @@ function StatusCard({ user }: { user: User }) {
           >
             <div className="h-full rounded-full bg-primary" style={{ width: `${completion}%` }} />
           </div>
-          {completion < 100 ? <p className="text-xs text-muted">{t('dashboard.completionHint')}</p> : null}
+          {hint ? <p className="text-xs text-muted">{t(hint)}</p> : null}
         </div>
       </CardContent>
     </Card>

@@ -1,0 +1,134 @@
+import { type CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely'
+import type { Role, Status } from '~shared/constants'
+import type { SortOrder, UserExportQuery, UserSort } from '~shared/schemas/lists'
+import type { Database, DatabaseKind } from '~server/db/types'
+import { type ActivityRow, kindAndRange } from './activity-list'
+import { parseSearch } from './search'
+import { filteredUsers, SORT_KEYS, userOrder } from './user-list'
+
+/**
+ * The rows of the CSV exports, read from the database a batch at a time, so that memory stays
+ * flat whatever the count (docs/decisions/0111):
+ *
+ * - on PostgreSQL, one query through a server-side cursor (pg-cursor), in a read-only
+ *   REPEATABLE READ transaction: one snapshot for the whole file, the statement timeout lifted for
+ *   it alone, the rows fetched BATCH at a time as the client takes them;
+ * - on PGlite (one connection for everything), batches read by keyset: each the next BATCH rows
+ *   after the last one sent, in the list's order, so that other requests run between batches.
+ *
+ * Both read in the list's order, with its filters, and stop reading when the consumer stops.
+ */
+export const EXPORT_BATCH = 1_000
+
+export interface UserExportRow {
+  id: string
+  name: string
+  email: string
+  phone: string | null
+  role: Role
+  status: Status
+  email_verified_at: Date | null
+  created_at: Date
+  updated_at: Date
+  last_sign_in_at: Date | null
+}
+
+/** Each sort key's type, for the keyset bound sent back as text (exact to the microsecond). */
+const KEY_TYPES: Record<UserSort, RawBuilder<unknown>> = {
+  name: sql`text`,
+  email: sql`text`,
+  role: sql`text`,
+  status: sql`text`,
+  createdAt: sql`timestamptz`,
+  lastSignInAt: sql`timestamptz`,
+}
+
+type Batch<R> = (after: R | undefined) => CompiledQuery<R>
+
+export async function* exportUsers(
+  db: Kysely<Database>,
+  kind: DatabaseKind,
+  filters: UserExportQuery & { now: Date },
+): AsyncGenerator<UserExportRow[]> {
+  const { sort, order } = filters as { sort: UserSort; order: SortOrder }
+  const base = (await filteredUsers(db, filters))
+    .select(['id', 'name', 'email', 'phone', 'role', 'status', 'email_verified_at', 'created_at', 'updated_at', 'last_sign_in_at'])
+    .select(sql<string>`(${SORT_KEYS[sort]})::text`.as('sort_key'))
+    .orderBy(userOrder(sort, order))
+  const whole = base.compile() as CompiledQuery<UserExportRow & { sort_key: string }>
+  const batch: Batch<UserExportRow & { sort_key: string }> = (after) => {
+    if (!after) return base.limit(EXPORT_BATCH).compile() as CompiledQuery<UserExportRow & { sort_key: string }>
+    const past = order === 'asc' ? sql`>` : sql`<`
+    const key = sql`${after.sort_key}::${KEY_TYPES[sort]}`
+    const beyond =
+      sort === 'email' ? sql<boolean>`email ${past} ${key}` : sql<boolean>`(${SORT_KEYS[sort]}, id) ${past} (${key}, ${after.id}::uuid)`
+    return base.where(beyond).limit(EXPORT_BATCH).compile() as CompiledQuery<UserExportRow & { sort_key: string }>
+  }
+  yield* readRows(db, kind, whole, batch)
+}
+
+export interface ActivityExportFilters {
+  search?: string | undefined
+  activity?: string | undefined
+  from?: Date | undefined
+  to?: Date | undefined
+}
+
+/**
+ * Everyone's entries, newest first, with the activity filter, the date range and the search. A
+ * search matches anywhere in all the entries here (the list looks for a short term among the
+ * newest ones only: it must answer at once, an export may take its time).
+ */
+export async function* exportActivities(db: Kysely<Database>, kind: DatabaseKind, filters: ActivityExportFilters): AsyncGenerator<ActivityRow[]> {
+  const conditions = kindAndRange(filters)
+  const term = parseSearch(filters.search)
+  if (term) conditions.push(sql`strpos(a.search_text, lower(${term.text})) > 0`)
+  const select = (extra: RawBuilder<unknown>[], limit: RawBuilder<unknown>) => {
+    const all = [...conditions, ...extra]
+    return sql<ActivityRow & { sort_key: string }>`
+      SELECT a.id, a.activity, a.details, a.ip_address, a.created_at, a.created_at::text AS sort_key,
+        u.id AS user_id, u.name AS user_name, u.email AS user_email, u.role AS user_role, NULL AS user_picture_id
+      FROM activities a LEFT JOIN users u ON u.id = a.user_id
+      WHERE ${all.length > 0 ? sql.join(all, sql` AND `) : sql`TRUE`}
+      ORDER BY a.created_at DESC, a.id DESC ${limit}`.compile(db)
+  }
+  const batch: Batch<ActivityRow & { sort_key: string }> = (after) =>
+    select(after ? [sql`(a.created_at, a.id) < (${after.sort_key}::timestamptz, ${after.id}::bigint)`] : [], sql`LIMIT ${EXPORT_BATCH}`)
+  yield* readRows(db, kind, select([], sql``), batch)
+}
+
+async function* readRows<R>(db: Kysely<Database>, kind: DatabaseKind, whole: CompiledQuery<R>, batch: Batch<R>): AsyncGenerator<R[]> {
+  if (kind === 'postgres') {
+    yield* throughCursor(db, whole)
+    return
+  }
+  let after: R | undefined
+  for (;;) {
+    const { rows } = await db.executeQuery(batch(after))
+    if (rows.length === 0) return
+    yield rows
+    if (rows.length < EXPORT_BATCH) return
+    after = rows[rows.length - 1]
+  }
+}
+
+async function* throughCursor<R>(db: Kysely<Database>, query: CompiledQuery<R>): AsyncGenerator<R[]> {
+  const trx = await db.startTransaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute()
+  let finished = false
+  try {
+    await sql`SET LOCAL statement_timeout = 0`.execute(trx)
+    let rows: R[] = []
+    for await (const result of trx.getExecutor().stream(query, EXPORT_BATCH)) {
+      rows.push(...(result.rows as R[]))
+      if (rows.length >= EXPORT_BATCH) {
+        yield rows
+        rows = []
+      }
+    }
+    if (rows.length > 0) yield rows
+    finished = true
+  } finally {
+    // Nothing was written: committing or rolling back ends the snapshot alike.
+    await (finished ? trx.commit() : trx.rollback()).execute()
+  }
+}

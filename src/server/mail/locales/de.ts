@@ -1,0 +1,55 @@
+import type { MailTexts } from './types'
+
+export const de: MailTexts = {
+  greeting: 'Hallo {{name}},',
+  copyLink: 'Oder kopieren Sie diese Adresse in Ihren Browser:',
+  templates: {
+    'verify-email': {
+      subject: 'Bestätigen Sie Ihre E-Mail-Adresse',
+      paragraphs: ['Vielen Dank für Ihre Registrierung bei {{appName}}. Bitte bestätigen Sie Ihre E-Mail-Adresse, um Ihr Konto zu aktivieren.'],
+      action: 'E-Mail-Adresse bestätigen',
+      after: ['Dieser Link ist 24 Stunden gültig. Wenn Sie sich nicht registriert haben, können Sie diese Nachricht ignorieren.'],
+    },
+    'already-registered': {
+      subject: 'Jemand hat versucht, sich mit Ihrer E-Mail-Adresse zu registrieren',
+      paragraphs: [
+        'Soeben hat jemand versucht, ein Konto mit dieser E-Mail-Adresse zu erstellen, für die bereits ein Konto besteht.',
+        'Wenn Sie das waren, melden Sie sich stattdessen an, oder setzen Sie Ihr Passwort zurück, falls Sie es vergessen haben.',
+      ],
+      action: 'Anmelden',
+      after: ['Passwort vergessen? {{resetLink}}', 'Wenn Sie das nicht waren, müssen Sie nichts tun: Ihr Konto ist unverändert.'],
+    },
+    'reset-password': {
+      subject: 'Setzen Sie Ihr Passwort zurück',
+      paragraphs: ['Wir haben eine Anfrage erhalten, das Passwort Ihres Kontos zurückzusetzen.'],
+      action: 'Passwort zurücksetzen',
+      after: ['Dieser Link ist 1 Stunde gültig und kann nur einmal verwendet werden. Wenn Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht.'],
+    },
+    'password-changed': {
+      subject: 'Ihr Passwort wurde geändert',
+      paragraphs: ['Das Passwort Ihres Kontos wurde soeben geändert, und Ihre anderen Sitzungen wurden abgemeldet.'],
+      after: ['Wenn Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück: {{resetLink}}'],
+    },
+    'two-factor-enabled': {
+      subject: 'Die Zwei-Faktor-Authentifizierung ist eingeschaltet',
+      paragraphs: [
+        'Für Ihr Konto wurde soeben die Zwei-Faktor-Authentifizierung eingeschaltet: Bei der Anmeldung wird nach Ihrem Passwort nun ein Code aus Ihrer Authenticator-App verlangt.',
+        'Bewahren Sie Ihre Wiederherstellungscodes sicher auf: Jeder meldet Sie einmal an, falls Sie Ihr Telefon verlieren.',
+      ],
+      action: 'Sicherheitseinstellungen prüfen',
+      after: ['Falls Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück: {{resetLink}}'],
+    },
+    'two-factor-disabled': {
+      subject: 'Die Zwei-Faktor-Authentifizierung ist ausgeschaltet',
+      paragraphs: ['Für Ihr Konto wurde soeben die Zwei-Faktor-Authentifizierung ausgeschaltet: Bei der Anmeldung wird nur noch Ihr Passwort verlangt.'],
+      action: 'Sicherheitseinstellungen prüfen',
+      after: ['Falls Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück und schalten Sie die Zwei-Faktor-Authentifizierung wieder ein: {{resetLink}}'],
+    },
+    'recovery-codes-replaced': {
+      subject: 'Neue Wiederherstellungscodes für Ihr Konto',
+      paragraphs: ['Für Ihr Konto wurden soeben neue Wiederherstellungscodes erstellt. Die bisherigen Codes gelten nicht mehr.'],
+      action: 'Sicherheitseinstellungen prüfen',
+      after: ['Falls Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück: {{resetLink}}'],
+    },
+  },
+}

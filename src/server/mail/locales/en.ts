@@ -1,0 +1,55 @@
+import type { MailTexts } from './types'
+
+export const en: MailTexts = {
+  greeting: 'Hello {{name}},',
+  copyLink: 'Or copy this address into your browser:',
+  templates: {
+    'verify-email': {
+      subject: 'Verify your email address',
+      paragraphs: ['Thank you for registering with {{appName}}. Please confirm your email address to activate your account.'],
+      action: 'Verify email address',
+      after: ['This link expires in 24 hours. If you did not register, you can ignore this message.'],
+    },
+    'already-registered': {
+      subject: 'Someone tried to register with your email address',
+      paragraphs: [
+        'Someone just tried to create an account with this email address, which already has an account.',
+        'If it was you, sign in instead, or reset your password if you have forgotten it.',
+      ],
+      action: 'Sign in',
+      after: ['Forgot your password? {{resetLink}}', 'If it was not you, no action is needed: your account is unchanged.'],
+    },
+    'reset-password': {
+      subject: 'Reset your password',
+      paragraphs: ['We received a request to reset the password of your account.'],
+      action: 'Reset password',
+      after: ['This link expires in 1 hour and can be used once. If you did not ask for it, ignore this message.'],
+    },
+    'password-changed': {
+      subject: 'Your password was changed',
+      paragraphs: ['The password of your account was just changed, and your other sessions were signed out.'],
+      after: ['If you did not do this, reset your password now: {{resetLink}}'],
+    },
+    'two-factor-enabled': {
+      subject: 'Two-factor authentication is on',
+      paragraphs: [
+        'Two-factor authentication was just turned on for your account: signing in now asks for a code from your authenticator app after your password.',
+        'Keep your recovery codes somewhere safe: each one signs you in once if you lose your phone.',
+      ],
+      action: 'Review your security settings',
+      after: ['If you did not do this, reset your password now: {{resetLink}}'],
+    },
+    'two-factor-disabled': {
+      subject: 'Two-factor authentication is off',
+      paragraphs: ['Two-factor authentication was just turned off for your account: signing in now asks only for your password.'],
+      action: 'Review your security settings',
+      after: ['If you did not do this, reset your password now and turn two-factor authentication on again: {{resetLink}}'],
+    },
+    'recovery-codes-replaced': {
+      subject: 'New recovery codes for your account',
+      paragraphs: ['A new set of recovery codes was just made for your account. The codes you had before no longer work.'],
+      action: 'Review your security settings',
+      after: ['If you did not do this, reset your password now: {{resetLink}}'],
+    },
+  },
+}

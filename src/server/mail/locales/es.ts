@@ -1,0 +1,55 @@
+import type { MailTexts } from './types'
+
+export const es: MailTexts = {
+  greeting: 'Hola, {{name}}:',
+  copyLink: 'O copia esta dirección en tu navegador:',
+  templates: {
+    'verify-email': {
+      subject: 'Verifica tu dirección de correo electrónico',
+      paragraphs: ['Gracias por registrarte en {{appName}}. Confirma tu dirección de correo electrónico para activar tu cuenta.'],
+      action: 'Verificar la dirección de correo',
+      after: ['Este enlace caduca en 24 horas. Si no te has registrado, puedes ignorar este mensaje.'],
+    },
+    'already-registered': {
+      subject: 'Alguien intentó registrarse con tu dirección de correo electrónico',
+      paragraphs: [
+        'Alguien acaba de intentar crear una cuenta con esta dirección de correo electrónico, que ya tiene una cuenta.',
+        'Si fuiste tú, inicia sesión, o restablece tu contraseña si la has olvidado.',
+      ],
+      action: 'Iniciar sesión',
+      after: ['¿Olvidaste tu contraseña? {{resetLink}}', 'Si no fuiste tú, no tienes que hacer nada: tu cuenta no ha cambiado.'],
+    },
+    'reset-password': {
+      subject: 'Restablece tu contraseña',
+      paragraphs: ['Hemos recibido una solicitud para restablecer la contraseña de tu cuenta.'],
+      action: 'Restablecer la contraseña',
+      after: ['Este enlace caduca en 1 hora y solo se puede usar una vez. Si no lo has pedido, ignora este mensaje.'],
+    },
+    'password-changed': {
+      subject: 'Tu contraseña ha cambiado',
+      paragraphs: ['La contraseña de tu cuenta acaba de cambiar y se han cerrado tus demás sesiones.'],
+      after: ['Si no has sido tú, restablece tu contraseña ahora: {{resetLink}}'],
+    },
+    'two-factor-enabled': {
+      subject: 'La autenticación en dos pasos está activada',
+      paragraphs: [
+        'Se acaba de activar la autenticación en dos pasos en su cuenta: al iniciar sesión se pedirá un código de su aplicación de autenticación después de la contraseña.',
+        'Guarde sus códigos de recuperación en un lugar seguro: cada uno le permite iniciar sesión una vez si pierde el teléfono.',
+      ],
+      action: 'Revisar sus ajustes de seguridad',
+      after: ['Si no fue usted, restablezca su contraseña ahora: {{resetLink}}'],
+    },
+    'two-factor-disabled': {
+      subject: 'La autenticación en dos pasos está desactivada',
+      paragraphs: ['Se acaba de desactivar la autenticación en dos pasos en su cuenta: al iniciar sesión solo se pedirá la contraseña.'],
+      action: 'Revisar sus ajustes de seguridad',
+      after: ['Si no fue usted, restablezca su contraseña ahora y vuelva a activar la autenticación en dos pasos: {{resetLink}}'],
+    },
+    'recovery-codes-replaced': {
+      subject: 'Nuevos códigos de recuperación para su cuenta',
+      paragraphs: ['Se acaba de crear un nuevo conjunto de códigos de recuperación para su cuenta. Los códigos anteriores ya no funcionan.'],
+      action: 'Revisar sus ajustes de seguridad',
+      after: ['Si no fue usted, restablezca su contraseña ahora: {{resetLink}}'],
+    },
+  },
+}

@@ -1,0 +1,55 @@
+import type { MailTexts } from './types'
+
+export const fr: MailTexts = {
+  greeting: 'Bonjour {{name}},',
+  copyLink: 'Ou copiez cette adresse dans votre navigateur :',
+  templates: {
+    'verify-email': {
+      subject: 'Vérifiez votre adresse e-mail',
+      paragraphs: ['Merci de vous être inscrit sur {{appName}}. Veuillez confirmer votre adresse e-mail pour activer votre compte.'],
+      action: "Vérifier l'adresse e-mail",
+      after: ['Ce lien expire dans 24 heures. Si vous ne vous êtes pas inscrit, vous pouvez ignorer ce message.'],
+    },
+    'already-registered': {
+      subject: "Quelqu'un a essayé de s'inscrire avec votre adresse e-mail",
+      paragraphs: [
+        "Quelqu'un vient d'essayer de créer un compte avec cette adresse e-mail, qui a déjà un compte.",
+        "Si c'était vous, connectez-vous plutôt, ou réinitialisez votre mot de passe si vous l'avez oublié.",
+      ],
+      action: 'Se connecter',
+      after: ['Mot de passe oublié ? {{resetLink}}', "Si ce n'était pas vous, vous n'avez rien à faire : votre compte est inchangé."],
+    },
+    'reset-password': {
+      subject: 'Réinitialisez votre mot de passe',
+      paragraphs: ['Nous avons reçu une demande de réinitialisation du mot de passe de votre compte.'],
+      action: 'Réinitialiser le mot de passe',
+      after: ["Ce lien expire dans 1 heure et ne peut servir qu'une fois. Si vous ne l'avez pas demandé, ignorez ce message."],
+    },
+    'password-changed': {
+      subject: 'Votre mot de passe a été modifié',
+      paragraphs: ["Le mot de passe de votre compte vient d'être modifié, et vos autres sessions ont été déconnectées."],
+      after: ["Si ce n'était pas vous, réinitialisez votre mot de passe maintenant : {{resetLink}}"],
+    },
+    'two-factor-enabled': {
+      subject: "L'authentification à deux facteurs est activée",
+      paragraphs: [
+        "L'authentification à deux facteurs vient d'être activée sur votre compte : la connexion demande désormais un code de votre application d'authentification après votre mot de passe.",
+        'Gardez vos codes de récupération en lieu sûr : chacun vous connecte une fois si vous perdez votre téléphone.',
+      ],
+      action: 'Vérifier vos réglages de sécurité',
+      after: ["Si ce n'était pas vous, réinitialisez votre mot de passe maintenant : {{resetLink}}"],
+    },
+    'two-factor-disabled': {
+      subject: "L'authentification à deux facteurs est désactivée",
+      paragraphs: ["L'authentification à deux facteurs vient d'être désactivée sur votre compte : la connexion ne demande plus que votre mot de passe."],
+      action: 'Vérifier vos réglages de sécurité',
+      after: ["Si ce n'était pas vous, réinitialisez votre mot de passe maintenant et réactivez l'authentification à deux facteurs : {{resetLink}}"],
+    },
+    'recovery-codes-replaced': {
+      subject: 'Nouveaux codes de récupération pour votre compte',
+      paragraphs: ["Un nouveau jeu de codes de récupération vient d'être créé pour votre compte. Les codes précédents ne fonctionnent plus."],
+      action: 'Vérifier vos réglages de sécurité',
+      after: ["Si ce n'était pas vous, réinitialisez votre mot de passe maintenant : {{resetLink}}"],
+    },
+  },
+}

@@ -1,0 +1,116 @@
+import { stringify } from 'csv-stringify/sync'
+import type { ActivityExportQuery, UserExportQuery } from '~shared/schemas/lists'
+import { commitChange } from '~server/change'
+import type { AppContext } from '~server/context'
+import type { ActivityRow } from '~server/data/activity-list'
+import { exportActivities, exportUsers, type UserExportRow } from '~server/data/export-rows'
+
+/**
+ * The admin's CSV exports of the user list and of everyone's activity log (contract section 7):
+ * UTF-8 with a byte-order mark (so that spreadsheet programs read accents and non-Latin names
+ * right), a header row, RFC 4180 quoting with CRLF line ends, and no cell that a spreadsheet would
+ * take for a formula. The file is produced as the rows are read (data/export-rows.ts), a batch
+ * at a time: memory stays flat whatever its size.
+ *
+ * Each export writes its activity entry ("Exported users", "Exported activity logs") naming the
+ * filters and the number of rows, once the file has been sent, or as far as it went when the
+ * download stopped: an export cannot escape the log by being cut short.
+ */
+export const USER_COLUMNS = ['id', 'name', 'email', 'phone', 'role', 'status', 'emailVerified', 'createdAt', 'updatedAt', 'lastSignInAt'] as const
+export const ACTIVITY_COLUMNS = ['id', 'createdAt', 'activity', 'details', 'ipAddress', 'userId', 'userName', 'userEmail', 'userRole'] as const
+
+export interface CsvExport {
+  filename: string
+  /** The file, piece by piece; ending it early (the client went away) still writes the entry. */
+  body: AsyncGenerator<string>
+}
+
+interface Actor {
+  actorId: string
+  ip: string
+}
+
+/** A cell a spreadsheet would read as a formula (or as a formula's start) gets a leading quote. */
+export function guardCell(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
+}
+
+const BOM = '\uFEFF'
+const csvLines = (records: string[][]) => stringify(records, { record_delimiter: '\r\n', quoted_match: /\r/ })
+const iso = (value: Date | null) => (value ? new Date(value).toISOString() : '')
+const day = (now: Date) => now.toISOString().slice(0, 10)
+
+export function exportUsersCsv(ctx: AppContext, actor: Actor, query: UserExportQuery): CsvExport {
+  const now = ctx.clock()
+  const record = (u: UserExportRow) => [
+    u.id,
+    u.name,
+    u.email,
+    u.phone ?? '',
+    u.role,
+    u.status,
+    String(u.email_verified_at !== null),
+    iso(u.created_at),
+    iso(u.updated_at),
+    iso(u.last_sign_in_at),
+  ]
+  return {
+    filename: `users-${day(now)}.csv`,
+    body: csvBody(ctx, actor, 'Exported users', describeFilters(query), USER_COLUMNS, exportUsers(ctx.db, ctx.dbKind, { ...query, now }), record),
+  }
+}
+
+export function exportActivitiesCsv(ctx: AppContext, actor: Actor, query: ActivityExportQuery): CsvExport {
+  const record = (a: ActivityRow) => [
+    String(a.id),
+    iso(a.created_at),
+    a.activity,
+    a.details ?? '',
+    a.ip_address ?? '',
+    a.user_id ?? '',
+    a.user_name ?? '',
+    a.user_email ?? '',
+    a.user_role ?? '',
+  ]
+  return {
+    filename: `activity-logs-${day(ctx.clock())}.csv`,
+    body: csvBody(ctx, actor, 'Exported activity logs', describeFilters(query), ACTIVITY_COLUMNS, exportActivities(ctx.db, ctx.dbKind, query), record),
+  }
+}
+
+async function* csvBody<R>(
+  ctx: AppContext,
+  actor: Actor,
+  activity: string,
+  filters: string,
+  columns: readonly string[],
+  batches: AsyncGenerator<R[]>,
+  record: (row: R) => string[],
+): AsyncGenerator<string> {
+  let count = 0
+  let complete = false
+  try {
+    yield BOM + csvLines([[...columns]])
+    for await (const rows of batches) {
+      yield csvLines(rows.map((row) => record(row).map(guardCell)))
+      count += rows.length
+    }
+    complete = true
+  } finally {
+    await batches.return(undefined)
+    const details = `${filters}; rows: ${count}${complete ? '' : ' (download interrupted)'}`
+    try {
+      await commitChange(ctx, (c) => c.record({ userId: actor.actorId, actorId: actor.actorId, kind: 'other', activity, details, ip: actor.ip }))
+    } catch (error) {
+      ctx.log.error({ err: error }, `could not record "${activity}"`)
+    }
+  }
+}
+
+/** "filters: role CLIENT, verified true, sort name asc" (or "filters: none"), never a secret. */
+function describeFilters(query: Record<string, unknown>): string {
+  const parts = Object.entries(query)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key} ${value instanceof Date ? value.toISOString() : String(value)}`)
+  return `filters: ${parts.length > 0 ? parts.join(', ') : 'none'}`
+}
