@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process'
 import os from 'node:os'
+import { Readable } from 'node:stream'
+import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { hash } from '@node-rs/argon2'
 import autocannon from 'autocannon'
 import { Kysely, PostgresDialect } from 'kysely'
@@ -7,6 +10,7 @@ import { openLoaderDatabase, seedDatabase } from '~server/cli/seed'
 import { listActivities, recentActivities } from '~server/data/activity-list'
 import { userTotals } from '~server/data/counts'
 import { listUsers } from '~server/data/user-list'
+import { USER_SORTS } from '~shared/schemas/lists'
 import type { Database } from '~server/db/types'
 import { signIn } from './support/accounts'
 import { machineLine, query, startServer } from './support/server'
@@ -29,16 +33,20 @@ import { machineLine, query, startServer } from './support/server'
  * if it names the server's `postgres` database, `accounts_bench` on that server is used instead.
  */
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 15)
+/** The data set; smaller ones (BENCH_USERS, BENCH_ACTIVITIES) only to try the benchmark's code out. */
+const SEED_USERS = Number(process.env.BENCH_USERS ?? 1_000_000)
+const SEED_ACTIVITIES = Number(process.env.BENCH_ACTIVITIES ?? 10_000_000)
 const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
 /** Clients under load; the latency targets are judged on one client at a time (no queueing). */
 const HTTP_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4)
 const ADMIN_EMAIL = 'lists-bench-admin@example.com'
 const ADMIN_PASSWORD = 'Lists-Bench-Admin-42!'
 
-type Group = 'User list pages' | 'User searches' | 'Activity pages (first 50, filtered and searched)' | 'Statistics'
+type Group = 'User list pages' | 'User searches' | 'User sorts and filters (first 50 pages)' | 'Activity pages (first 50, filtered and searched)' | 'Statistics'
 const TARGETS: Record<Group, number> = {
   'User list pages': 50,
   'User searches': 50,
+  'User sorts and filters (first 50 pages)': 50,
   'Activity pages (first 50, filtered and searched)': 50,
   Statistics: 20,
 }
@@ -78,8 +86,19 @@ const pages = (...list: number[]) => list
 function cases(): Case[] {
   const all: Case[] = []
   const users = (name: string, query: Record<string, string | number>) => {
-    const input = { page: 1, limit: 10, sort: 'createdAt', order: 'desc', now: new Date(), ...query } as Parameters<typeof listUsers>[1]
-    const group: Group = 'search' in query ? 'User searches' : 'User list pages'
+    const { verified, mfa, ...rest } = query
+    const input = {
+      page: 1,
+      limit: 10,
+      sort: 'createdAt',
+      order: 'desc',
+      now: new Date(),
+      ...rest,
+      ...(verified !== undefined ? { verified: verified === 'true' } : {}),
+      ...(mfa !== undefined ? { mfa: mfa === 'true' } : {}),
+    } as Parameters<typeof listUsers>[1]
+    const sortsAndFilters = ['sort', 'order', 'verified', 'mfa', 'inactiveDays'].some((key) => key in query)
+    const group: Group = 'search' in query ? 'User searches' : sortsAndFilters ? 'User sorts and filters (first 50 pages)' : 'User list pages'
     all.push({
       group,
       name,
@@ -92,7 +111,31 @@ function cases(): Case[] {
   for (const status of ['ACTIVE', 'INACTIVE', 'SUSPENDED']) for (const page of pages(1, 5)) users(`status ${status}, page ${page}`, { status, page })
   users('role MODERATOR + status SUSPENDED', { role: 'MODERATOR', status: 'SUSPENDED' })
   for (const search of USER_SEARCHES) for (const page of pages(1, 3)) users(`"${search}", page ${page}`, { search, page })
+  // Every sort key both ways, pages 1 to 50 (docs/decisions/0110).
+  for (const sort of USER_SORTS)
+    for (const order of ['asc', 'desc']) for (let page = 1; page <= 50; page++) users(`sort ${sort} ${order}, page ${page}`, { sort, order, page })
+  // Dormant accounts, by creation and by last sign-in (never-signed-in ones first when ascending).
+  for (const inactiveDays of [30, 90, 365]) {
+    for (const page of pages(1, 10, 25, 50)) {
+      users(`no sign-in for ${inactiveDays} days, page ${page}`, { inactiveDays, page })
+      users(`no sign-in for ${inactiveDays} days by last sign-in desc, page ${page}`, { inactiveDays, sort: 'lastSignInAt', order: 'desc', page })
+    }
+  }
+  for (const [name, query] of [
+    ['unverified', { verified: 'false' }],
+    ['verified', { verified: 'true' }],
+    ['two-factor on', { mfa: 'true' }],
+    ['two-factor off', { mfa: 'false' }],
+    ['two-factor on, by name', { mfa: 'true', sort: 'name', order: 'asc' }],
+    ['unverified, by last sign-in', { verified: 'false', sort: 'lastSignInAt', order: 'asc' }],
+    ['role ADMIN, by name', { role: 'ADMIN', sort: 'name', order: 'asc' }],
+    ['status SUSPENDED, by last sign-in', { status: 'SUSPENDED', sort: 'lastSignInAt', order: 'desc' }],
+    ['role MODERATOR + no sign-in for 365 days, by e-mail', { role: 'MODERATOR', inactiveDays: 365, sort: 'email', order: 'asc' }],
+  ] as const) {
+    for (const page of pages(1, 10, 50)) users(`${name}, page ${page}`, { ...query, page })
+  }
   users('"john" + role DEVELOPER', { search: 'john', role: 'DEVELOPER' })
+  users('"smith" by last sign-in', { search: 'smith', sort: 'lastSignInAt', order: 'desc' })
   users('"smith" + status SUSPENDED', { search: 'smith', status: 'SUSPENDED' })
 
   const activities = (name: string, query: Record<string, string | number>) => {
@@ -252,6 +295,7 @@ async function measureHttp(url: string, all: Case[]) {
 
     type Run = { latencies: number[]; requests: number; seconds: number; failures: number }
     const results = new Map<Group, { single: Run; loaded: Run }>()
+    const perPath = new Map<string, number[]>()
     for (const group of Object.keys(TARGETS) as Group[]) {
       const paths = all.filter((c) => c.group === group).map((c) => c.path)
       // A short warm-up, then one client at a time, then HTTP_CONNECTIONS clients at once, each
@@ -259,19 +303,31 @@ async function measureHttp(url: string, all: Case[]) {
       await cannon(server.url, paths, accessToken, 1, Math.min(3, HTTP_SECONDS), [])
       const measure = async (connections: number): Promise<Run> => {
         const latencies: number[] = []
-        const result = await cannon(server.url, paths, accessToken, connections, HTTP_SECONDS, latencies)
+        const result = await cannon(server.url, paths, accessToken, connections, HTTP_SECONDS, latencies, perPath)
         return { latencies, requests: result['2xx'], seconds: result.duration, failures: result.non2xx + result.errors + result.timeouts }
       }
       results.set(group, { single: await measure(1), loaded: await measure(HTTP_CONNECTIONS) })
     }
-    return results
+    console.log('CSV exports against COPY ... TO STDOUT...')
+    const exports = await measureExports(url, server)
+    return { results, perPath, exports }
   } finally {
     await server.stop()
   }
 }
 
-function cannon(base: string, paths: string[], token: string, connections: number, seconds: number, latencies: number[]): Promise<autocannon.Result> {
+function cannon(
+  base: string,
+  paths: string[],
+  token: string,
+  connections: number,
+  seconds: number,
+  latencies: number[],
+  /** With one client, each answer's latency by path (requests are answered in the order sent). */
+  perPath?: Map<string, number[]>,
+): Promise<autocannon.Result> {
   let next = 0
+  const sent: string[] = []
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -279,19 +335,99 @@ function cannon(base: string, paths: string[], token: string, connections: numbe
         connections,
         duration: seconds,
         headers: { authorization: `Bearer ${token}` },
-        requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length]! }) }],
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (request) => {
+              const path = paths[next++ % paths.length]!
+              sent.push(path)
+              return { ...request, path }
+            },
+          },
+        ],
       },
       (error, result) => (error ? reject(error) : resolve(result)),
     )
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-      if (statusCode === 200) latencies.push(responseTime)
+      const path = sent.shift()
+      if (statusCode !== 200) return
+      latencies.push(responseTime)
+      if (perPath && connections === 1 && path) (perPath.get(path) ?? perPath.set(path, []).get(path)!).push(responseTime)
     })
   })
+}
+
+/** The rows of an export, as the API orders them, for PostgreSQL's own COPY of the same rows. */
+const EXPORTS = [
+  {
+    name: 'all users',
+    path: '/api/admin/users/export',
+    copy: `SELECT id, name, email, phone, role, status, email_verified_at IS NOT NULL, created_at, updated_at, last_sign_in_at
+      FROM users ORDER BY created_at DESC, id DESC`,
+  },
+  {
+    name: 'all activity entries',
+    path: '/api/admin/activity-logs/export',
+    copy: `SELECT a.id, a.created_at, a.activity, a.details, a.ip_address, u.id, u.name, u.email, u.role
+      FROM activities a LEFT JOIN users u ON u.id = a.user_id ORDER BY a.created_at DESC, a.id DESC`,
+  },
+] as const
+
+interface ExportRun {
+  name: string
+  rows: number
+  seconds: number
+  copyRows: number
+  copySeconds: number
+  idleMiB: number
+  peakMiB: number
+}
+
+/** Lines of a CSV stream (no field of the seeded data holds a line break). */
+async function countLines(stream: AsyncIterable<Uint8Array>): Promise<number> {
+  let lines = 0
+  for await (const chunk of stream) for (const byte of chunk) if (byte === 0x0a) lines++
+  return lines
+}
+
+/**
+ * Each export through HTTP (the server's memory sampled every 100 ms, against its memory just
+ * before), then PostgreSQL's `COPY (the same rows) TO STDOUT` through psql, in the same run.
+ */
+async function measureExports(url: string, server: Awaited<ReturnType<typeof startServer>>): Promise<ExportRun[]> {
+  const runs: ExportRun[] = []
+  for (const file of EXPORTS) {
+    // Signed in, then COPY, then the export: the sign-in's entry and the export's own entry
+    // (written after its last row) fall outside what both count.
+    const { accessToken } = await signIn(server.url, ADMIN_EMAIL, ADMIN_PASSWORD)
+    let started = performance.now()
+    const psql = spawn('psql', [url, '-X', '-q', '-c', `COPY (${file.copy}) TO STDOUT WITH (FORMAT csv)`], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const copyRows = await countLines(psql.stdout)
+    await new Promise((resolve) => psql.on('close', resolve))
+    const copySeconds = (performance.now() - started) / 1000
+
+    const idleMiB = server.rssMiB()
+    let peakMiB = idleMiB
+    const sampler = setInterval(() => (peakMiB = Math.max(peakMiB, server.rssMiB())), 100)
+    started = performance.now()
+    const response = await fetch(server.url + file.path, { headers: { authorization: `Bearer ${accessToken}` } })
+    if (response.status !== 200 || !response.body) throw new Error(`${file.path}: ${response.status}`)
+    const rows = (await countLines(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>))) - 1
+    const seconds = (performance.now() - started) / 1000
+    clearInterval(sampler)
+    runs.push({ name: file.name, rows, seconds, copyRows, copySeconds, idleMiB, peakMiB })
+  }
+  return runs
 }
 
 const KEY_QUERIES: { group: Group; name: string; why: string }[] = [
   { group: 'User list pages', name: 'page 50', why: 'user list, page 50: a walk of the newest-first index' },
   { group: 'User list pages', name: 'role MODERATOR, page 10', why: 'user list filtered by role' },
+  { group: 'User sorts and filters (first 50 pages)', name: 'sort name asc, page 50', why: 'user list by name, page 50' },
+  { group: 'User sorts and filters (first 50 pages)', name: 'sort lastSignInAt desc, page 50', why: 'user list by last sign-in, page 50' },
+  { group: 'User sorts and filters (first 50 pages)', name: 'sort role desc, page 50', why: 'user list by role, page 50' },
+  { group: 'User sorts and filters (first 50 pages)', name: 'no sign-in for 365 days, page 50', why: 'dormant accounts (a year), newest first, page 50' },
+  { group: 'User sorts and filters (first 50 pages)', name: 'two-factor on, by name, page 50', why: 'two-factor on, by name, page 50' },
   { group: 'User searches', name: '"smith", page 1', why: 'user search, a common name' },
   { group: 'User searches', name: '"james.smith1", page 1', why: 'user search, a rare term' },
   { group: 'User searches', name: '"qz", page 1', why: 'user search, a rare two-letter term (no trigram)' },
@@ -311,7 +447,7 @@ export async function run(): Promise<string> {
   await ensureDatabase(url)
   const loader = openLoaderDatabase(url)
   try {
-    await seedDatabase(loader, { users: 1_000_000, activities: 10_000_000 })
+    await seedDatabase(loader, { users: SEED_USERS, activities: SEED_ACTIVITIES })
   } finally {
     await loader.destroy()
   }
@@ -348,11 +484,26 @@ export async function run(): Promise<string> {
     return `| ${group} | ${s.count} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${ms(s.max)} | ${drift.toFixed(2)} | < ${TARGETS[group]} | ${met ? 'met' : 'NOT met'} |`
   })
   const httpRows = groups.map((group) => {
-    const { single, loaded } = http.get(group)!
+    const { single, loaded } = http.results.get(group)!
     const s = summarise(single.latencies)
     const l = summarise(loaded.latencies)
     const met = s.p95 < TARGETS[group]
     return `| ${group} | ${s.count} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | < ${TARGETS[group]} | ${met ? 'met' : 'NOT met'} | ${(loaded.requests / loaded.seconds).toFixed(0)} | ${ms(l.p50)} / ${ms(l.p95)} / ${ms(l.p99)} | ${single.failures + loaded.failures} |`
+  })
+  const overTarget = database.perCase.filter(({ group, summary }) => summary.p95 >= TARGETS[group])
+  // Through HTTP, each call's own latencies (one client: answers come in the order asked).
+  const httpPerCase = all.map((c) => ({ group: c.group, name: c.name, summary: summarise(http.perPath.get(c.path) ?? []) })).filter(({ summary }) => summary.count > 0)
+  const httpOver = httpPerCase.filter(({ group, summary }) => summary.p95 >= TARGETS[group])
+  const httpSlowRows = [...httpPerCase]
+    .sort((a, b) => b.summary.p95 - a.summary.p95)
+    .slice(0, 12)
+    .map(({ group, name, summary }) => `| ${group} | ${name} | ${summary.count} | ${ms(summary.p50)} | ${ms(summary.p95)} | ${ms(summary.max)} |`)
+  const exportRows = http.exports.map((run) => {
+    const rate = run.rows / run.seconds
+    const copyRate = run.copyRows / run.copySeconds
+    const grew = run.peakMiB - run.idleMiB
+    const met = rate >= copyRate / 2 && grew <= 50 && run.rows === run.copyRows
+    return `| ${run.name} | ${run.rows.toLocaleString('en-US')} | ${run.seconds.toFixed(1)} | ${Math.round(rate).toLocaleString('en-US')} | ${Math.round(copyRate).toLocaleString('en-US')} (${run.copyRows.toLocaleString('en-US')} rows, ${run.copySeconds.toFixed(1)} s) | ${(rate / copyRate).toFixed(2)} | ${run.idleMiB} / ${run.peakMiB} (+${grew}) | ${met ? 'met' : 'NOT met'} |`
   })
   const slowest = [...database.perCase].sort((a, b) => b.summary.p95 - a.summary.p95).slice(0, 12)
   const slowRows = slowest.map(({ group, name, summary }) => `| ${group} | ${name} | ${ms(summary.p50)} | ${ms(summary.p95)} | ${ms(summary.max)} |`)
@@ -392,6 +543,14 @@ export async function run(): Promise<string> {
     '| --- | --- | --- | --- | --- |',
     ...slowRows,
     '',
+    `Calls whose own p95 misses their target: ${overTarget.length} of ${database.perCase.length}` +
+      (overTarget.length > 0
+        ? ` (${overTarget
+            .slice(0, 20)
+            .map(({ group, name, summary }) => `${group}: ${name}, ${ms(summary.p95)} ms`)
+            .join('; ')}${overTarget.length > 20 ? '; …' : ''}).`
+        : '.'),
+    '',
     '## Through HTTP',
     '',
     `The server (\`src/server/main.ts\`, RATE_LIMIT=off, LOG_LEVEL=warn) in its own process; autocannon in the benchmark`,
@@ -403,6 +562,23 @@ export async function run(): Promise<string> {
     `| Calls | Requests (1 client) | p50 | p95 | p99 | Target p95 | | Req/s (${HTTP_CONNECTIONS} clients) | p50 / p95 / p99 (${HTTP_CONNECTIONS} clients) | Failures |`,
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...httpRows,
+    '',
+    `Each call's own latencies through HTTP (one client), the slowest by p95, in ms; calls whose p95 misses the target: ${httpOver.length} of ${httpPerCase.length}.`,
+    '',
+    '| Calls | Call | Requests | p50 | p95 | max |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...httpSlowRows,
+    '',
+    '## CSV exports',
+    '',
+    "Each export downloaded whole through HTTP by the signed-in bench admin (no filters), the server's resident memory",
+    "sampled every 100 ms against its memory just before; then PostgreSQL's own `COPY (the same rows, the same order)",
+    "TO STDOUT WITH (FORMAT csv)` through psql, in the same run. Targets: at least half of COPY's rows per second, and",
+    'the server within 50 MiB of its memory before the export (decision 0111).',
+    '',
+    '| Export | Rows | Seconds | Rows/s | COPY rows/s | Ratio | Server MiB before / peak | |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...exportRows,
     '',
     '## How',
     '',

@@ -11,6 +11,7 @@ import { registerHostCheck } from '~server/http/host-check'
 import { registerJsonBodyParser } from '~server/http/json-body'
 import { registerSecurityHeaders } from '~server/http/security-headers'
 import { healthRoutes } from '~server/routes/health'
+import { passkeyRoutes } from '~server/routes/auth/passkeys'
 import { passwordResetRoutes } from '~server/routes/auth/password-reset'
 import { registrationRoutes } from '~server/routes/auth/registration'
 import { sessionRoutes } from '~server/routes/auth/session'
@@ -92,6 +93,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(signInRoutes(ctx))
       await api.register(sessionRoutes(ctx))
       await api.register(twoFactorRoutes(ctx))
+      await api.register(passkeyRoutes(ctx))
       await api.register(passwordResetRoutes(ctx))
       await api.register(profileRoutes(ctx))
       await api.register(pictureRoutes(ctx))
@@ -106,6 +108,6 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(metricsRoutes(ctx))
   if (options.outboxPage) await app.register(outboxRoutes(ctx))
-  if (options.webDir) await app.register(webRoutes(options.webDir, { supportEmail: ctx.config.supportEmail }))
+  if (options.webDir) await app.register(webRoutes(options.webDir, { appName: ctx.config.appName, supportEmail: ctx.config.supportEmail }))
   return app
 }

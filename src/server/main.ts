@@ -56,14 +56,18 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host })
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
-  const local = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`
+  // One address to open, the one every e-mailed link uses (APP_URL); the server's own address
+  // (127.0.0.1 by default) is given as a port and an interface, not as a second address.
+  const here = isLoopback(config.host) ? `http://localhost:${port}` : `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`
+  const appUrl = new URL(config.appUrl)
+  const servedHere = appUrl.port === String(port) && isLoopback(appUrl.hostname.replace(/^\[|\]$/g, ''))
+  const where = isLoopback(config.host) ? 'this machine only' : `interface ${config.host}`
   const lines = [
     '',
-    `Accounts is listening on ${local}`,
-    `  public address (APP_URL): ${config.appUrl}`,
+    `${config.appName} is listening on port ${port} (${where}). Open ${config.appUrl}`,
     `  database: ${ctx.dbKind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
     `  mail: ${runtime.mailTransport.kind === 'smtp' ? 'SMTP (SMTP_URL)' : `outbox in ${path.join(config.dataDir, 'outbox')}`}`,
-    ...(outboxPage ? [`  outbox page: ${local}/dev/outbox`] : []),
+    ...(outboxPage ? [`  outbox page: ${servedHere ? config.appUrl : here}/dev/outbox`] : []),
     ...(hasWeb ? [] : ['  web app: not built (run `npm run build`, or `npm run dev` for development)']),
   ]
   if (admin?.password) {

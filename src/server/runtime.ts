@@ -12,6 +12,8 @@ import { type DataDirLock, lockDataDir } from '~server/db/data-dir-lock'
 import { type DatabaseHandle, openDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
 import { loggerOptions } from '~server/http/logging'
+import { NO_COLOURS, readableDestination, TERMINAL_COLOURS } from '~server/http/readable-log'
+import { outboxNotice } from '~server/mail/outbox-notice'
 import { fulfilAccountRequest } from '~server/jobs/account-requests'
 import { Housekeeping } from '~server/jobs/housekeeping'
 import { JobQueue } from '~server/jobs/queue'
@@ -45,8 +47,19 @@ export interface RuntimeOptions {
   background?: boolean
 }
 
+/**
+ * The server's logger: JSON lines (production, tests, anything piped), or in development on a
+ * terminal the same lines made readable (http/readable-log.ts). LOG_FORMAT decides when set.
+ */
+function createLogger(config: Config): Logger {
+  const options = loggerOptions(config.logLevel) as pino.LoggerOptions
+  const readable = config.logFormat ? config.logFormat === 'readable' : config.env === 'development' && process.stdout.isTTY === true
+  if (!readable) return pino(options)
+  return pino(options, readableDestination(process.stdout, process.stdout.isTTY ? TERMINAL_COLOURS : NO_COLOURS))
+}
+
 export async function startRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
-  const log = options.logger ?? pino(loggerOptions(config.logLevel) as pino.LoggerOptions)
+  const log = options.logger ?? createLogger(config)
   const clock = options.clock ?? systemClock
   const closers: (() => Promise<void> | void)[] = []
   const close = async () => {
@@ -86,9 +99,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     const jobs = new JobQueue(keys.jobPayload)
     const mailTransport = config.smtpUrl
       ? createSmtpTransport(config.smtpUrl, config.mailFrom)
-      : createOutboxTransport(config.dataDir, config.mailFrom, (mail, links) => {
-          // Outbox mode is for development: print the links so sign-up can be finished by hand.
-          console.log(`\n[outbox] "${mail.subject}" to ${mail.to}\n${links.map((l) => `  ${l}`).join('\n')}\n`)
+      : createOutboxTransport(config.dataDir, config.mailFrom, (mail, links, file) => {
+          // Outbox mode is for development: print the links so sign-up can be finished by hand,
+          // framed so they stand out among the log lines.
+          console.log(outboxNotice(mail, links, file, process.stdout.isTTY === true))
         })
 
     const ctx: AppContext = {

@@ -25,6 +25,13 @@ export const API_ACCESS = {
   'POST /auth/logout': 'signed-in',
   'POST /auth/logout-all': 'signed-in',
   'GET /auth/csrf-token': 'signed-in',
+  'POST /auth/passkeys/registration/options': 'signed-in',
+  'POST /auth/passkeys/registration': 'signed-in',
+  'GET /auth/passkeys': 'signed-in',
+  'PATCH /auth/passkeys/:id': 'signed-in',
+  'DELETE /auth/passkeys/:id': 'signed-in',
+  'POST /auth/passkeys/authentication/options': 'public',
+  'POST /auth/passkeys/authentication': 'public',
 
   // Two-factor sign-in: the second step is public (it carries its mfaToken), the rest the owner's.
   'POST /auth/login/mfa': 'public',

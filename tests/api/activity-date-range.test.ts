@@ -57,6 +57,7 @@ describe('activity logs: from and to', () => {
       ['from=2026-03-10T12:00:00', 'from'],
       ['to=1710000000', 'to'],
       ['to=2026-03-10%2012:00Z', 'to'],
+      ['from=0000-01-01', 'from'],
     ] as const) {
       const body = expectFailure(await as(t, staff).get(`/api/admin/activity-logs?${query}`), 400)
       expect(body.errors?.[0]?.field, query).toBe(field)

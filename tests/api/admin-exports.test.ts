@@ -47,7 +47,12 @@ describe('CSV exports', () => {
   })
 
   it('keeps quotes, commas, newlines and non-Latin letters intact, and defuses formulas', async () => {
-    const [, ...data] = rows((await download(`/api/admin/users/export?search=${stamp}&sort=createdAt&order=asc`)).body)
+    const { body } = await download(`/api/admin/users/export?search=${stamp}&sort=createdAt&order=asc`)
+    // As RFC 4180 writes them: quoted, quotes doubled, the line break inside the quotes.
+    expect(body).toContain(`,"Smith, ""Jo""",`)
+    expect(body).toContain(`,"Line\nBreak",`)
+    expect(body).toContain(`,"'=HYPERLINK(""http://evil.example"")",`)
+    const [, ...data] = rows(body)
     const byId = new Map(data.map((row) => [row[0], row]))
     const cell = (i: number, column: string) => byId.get(awkward[i]!.id)![USER_HEADER.indexOf(column)]
     expect(cell(0, 'name')).toBe(`'=HYPERLINK("http://evil.example")`)

@@ -4,6 +4,7 @@ import type { Role } from '~shared/constants'
 import { API_ACCESS, type ApiEndpoint } from '~shared/permissions'
 import { commitChange } from '~server/change'
 import { turnOffSecondFactors } from '~server/use-cases/disable-two-factor'
+import { SoftwareAuthenticator } from '../support/software-authenticator'
 import { useTestApp, type SignedIn, STRONG_PASSWORD } from '../support/test-app'
 import { dataUrl, pngImage } from './helpers/images'
 import { quickSignIn, quickUser } from './helpers/users'
@@ -20,13 +21,16 @@ type Caller = 'anonymous' | Role
 const CALLERS: Caller[] = ['anonymous', 'CLIENT', 'DEVELOPER', 'MODERATOR', 'ADMIN']
 
 interface Call {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   url: string
   body?: unknown
 }
 
-type Area = Extract<ApiEndpoint, `${string} /users/${string}` | `${string} /activity` | `${string} /admin/${string}` | `${string} /auth/mfa${string}`>
-type Answer = 200 | 401 | 403
+type Area = Extract<
+  ApiEndpoint,
+  `${string} /users/${string}` | `${string} /activity` | `${string} /admin/${string}` | `${string} /auth/mfa${string}` | `${string} /auth/passkeys${string}`
+>
+type Answer = 200 | 201 | 401 | 403
 
 const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'GET /users/profile': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -43,6 +47,13 @@ const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'GET /admin/stats': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'GET /admin/users/export': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'GET /admin/activity-logs/export': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /auth/passkeys/registration/options': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'POST /auth/passkeys/registration': { anonymous: 401, CLIENT: 201, DEVELOPER: 201, MODERATOR: 201, ADMIN: 201 },
+  'GET /auth/passkeys': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'PATCH /auth/passkeys/:id': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'DELETE /auth/passkeys/:id': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'POST /auth/passkeys/authentication/options': { anonymous: 200, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'POST /auth/passkeys/authentication': { anonymous: 200, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'GET /auth/mfa': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/mfa/totp/setup': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/mfa/totp/enable': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -54,6 +65,21 @@ describe('permission matrix', () => {
   const t = useTestApp()
   const callers = {} as Record<Role, SignedIn>
   let picture = ''
+  const authenticator = new SoftwareAuthenticator('http://app.test')
+  /** A passkey sign-in's response, from a passkey of someone outside the matrix. */
+  let passkeyHolder: SignedIn
+
+  const post = (user: SignedIn, url: string, body?: unknown) =>
+    t.request('POST', url, { token: user.accessToken, csrf: user.csrfToken, ...(body !== undefined ? { body } : {}) })
+  /** A registration response answering the caller's own fresh challenge. */
+  const registrationBody = async (user: SignedIn) => ({
+    response: authenticator.create((await post(user, '/api/auth/passkeys/registration/options')).json().data),
+  })
+  /** A passkey of the caller's (anonymous callers are refused before it matters). */
+  const passkeyOf = async (caller: Caller) => {
+    if (caller === 'anonymous') return '00000000-0000-4000-8000-000000000000'
+    return (await post(callers[caller], '/api/auth/passkeys/registration', await registrationBody(callers[caller]))).json().data.passkey.id as string
+  }
 
   beforeAll(async () => {
     for (const role of ['CLIENT', 'DEVELOPER', 'MODERATOR', 'ADMIN'] as const) callers[role] = await quickSignIn(t, { role, name: `Matrix ${role}` })
@@ -65,6 +91,8 @@ describe('permission matrix', () => {
       body: { profilePicture: dataUrl(await pngImage()) },
     })
     picture = uploaded.json().data.profilePicture
+    passkeyHolder = await quickSignIn(t, { name: 'Passkey Holder' })
+    await post(passkeyHolder, '/api/auth/passkeys/registration', await registrationBody(passkeyHolder))
   })
 
   /** A valid request for each call, so that an allowed caller really succeeds. */
@@ -92,6 +120,24 @@ describe('permission matrix', () => {
     'GET /admin/stats': async () => ({ method: 'GET', url: '/api/admin/stats' }),
     'GET /admin/users/export': async () => ({ method: 'GET', url: '/api/admin/users/export?role=CLIENT&sort=name&order=asc&verified=true' }),
     'GET /admin/activity-logs/export': async () => ({ method: 'GET', url: '/api/admin/activity-logs/export?activity=logged%20in&from=2020-01-01' }),
+    'POST /auth/passkeys/registration/options': async () => ({ method: 'POST', url: '/api/auth/passkeys/registration/options' }),
+    'POST /auth/passkeys/registration': async (caller) => ({
+      method: 'POST',
+      url: '/api/auth/passkeys/registration',
+      body: caller === 'anonymous' ? { response: {} } : await registrationBody(callers[caller]),
+    }),
+    'GET /auth/passkeys': async () => ({ method: 'GET', url: '/api/auth/passkeys' }),
+    'PATCH /auth/passkeys/:id': async (caller) => ({ method: 'PATCH', url: `/api/auth/passkeys/${await passkeyOf(caller)}`, body: { name: 'Matrix key' } }),
+    'DELETE /auth/passkeys/:id': async (caller) => ({ method: 'DELETE', url: `/api/auth/passkeys/${await passkeyOf(caller)}` }),
+    'POST /auth/passkeys/authentication/options': async () => ({ method: 'POST', url: '/api/auth/passkeys/authentication/options' }),
+    'POST /auth/passkeys/authentication': async () => {
+      const options = (await t.request('POST', '/api/auth/passkeys/authentication/options')).json().data
+      return {
+        method: 'POST',
+        url: '/api/auth/passkeys/authentication',
+        body: { response: authenticator.get(options, { credentialId: authenticator.credentials[0]!.id }) },
+      }
+    },
     'GET /auth/mfa': async () => ({ method: 'GET', url: '/api/auth/mfa' }),
     'POST /auth/mfa/totp/setup': async () => ({ method: 'POST', url: '/api/auth/mfa/totp/setup', body: { password: STRONG_PASSWORD } }),
     // A setup waiting for its code (started afresh, so that the cell turns it on), and the code.
@@ -125,8 +171,8 @@ describe('permission matrix', () => {
     })
   }
 
-  it('covers every profile, picture, activity, administration and two-factor endpoint of the permission table', () => {
-    const inTable = Object.keys(API_ACCESS).filter((key) => / \/(users|activity|admin|auth\/mfa)/.test(key))
+  it('covers every profile, picture, activity, administration, two-factor and passkey endpoint of the permission table', () => {
+    const inTable = Object.keys(API_ACCESS).filter((key) => / \/(users|activity|admin|auth\/mfa|auth\/passkeys)/.test(key))
     expect(Object.keys(calls).sort()).toEqual(inTable.sort())
     expect(Object.keys(EXPECTED).sort()).toEqual(inTable.sort())
   })
@@ -137,14 +183,15 @@ describe('permission matrix', () => {
     const expected = EXPECTED[endpoint][caller]
     const response = await send(await calls[endpoint](caller), caller)
     expect(response.statusCode, response.body).toBe(expected)
-    if (expected === 200) {
+    if (expected === 200 || expected === 201) {
       if (String(response.headers['content-type'] ?? '').startsWith('application/json')) expect(response.json().success).toBe(true)
     } else {
       expect(response.json()).toMatchObject({ success: false, code: expected === 401 ? 'AUTH_REQUIRED' : 'FORBIDDEN' })
     }
   })
 
-  const unsafe = (Object.keys(calls) as Area[]).filter((endpoint) => !endpoint.startsWith('GET '))
+  // Public calls take no session, so no CSRF token either.
+  const unsafe = (Object.keys(calls) as Area[]).filter((endpoint) => !endpoint.startsWith('GET ') && EXPECTED[endpoint].anonymous === 401)
   const csrfCells = unsafe.flatMap((endpoint) =>
     (['CLIENT', 'ADMIN'] as const).flatMap((caller) => (['none', 'foreign'] as const).map((csrf) => [endpoint, caller, csrf] as const)),
   )
@@ -154,7 +201,7 @@ describe('permission matrix', () => {
     const before = await t.ctx.db.selectFrom('users').select(['id', 'name', 'role', 'status', 'picture_id', 'password_hash']).orderBy('id').execute()
     const response = await send(call, caller, csrf)
     expect(response.statusCode, response.body).toBe(403)
-    if (EXPECTED[endpoint][caller] === 200) expect(response.json().code).toBe('CSRF_INVALID')
+    if (EXPECTED[endpoint][caller] !== 403) expect(response.json().code).toBe('CSRF_INVALID')
     const after = await t.ctx.db.selectFrom('users').select(['id', 'name', 'role', 'status', 'picture_id', 'password_hash']).orderBy('id').execute()
     expect(after).toEqual(before)
   })

@@ -18,8 +18,8 @@ afterAll(async () => {
   fs.rmSync(webDir, { recursive: true, force: true })
 })
 
-async function pageWith(supportEmail: string | undefined): Promise<string> {
-  const app = await buildApp({ ...t.ctx, config: { ...t.ctx.config, supportEmail } }, { webDir })
+async function pageWith(supportEmail: string | undefined, appName = t.ctx.config.appName): Promise<string> {
+  const app = await buildApp({ ...t.ctx, config: { ...t.ctx.config, supportEmail, appName } }, { webDir })
   try {
     const response = await app.inject({ method: 'GET', url: '/account-suspended' })
     expect(response.statusCode).toBe(200)
@@ -52,5 +52,21 @@ describe('the support address', () => {
     expect(loadConfig({ SUPPORT_EMAIL: 'help@acme.test' }).supportEmail).toBe('help@acme.test')
     expect(loadConfig({}).supportEmail).toBeUndefined()
     expect(() => loadConfig({ SUPPORT_EMAIL: 'not an address' })).toThrow(ConfigError)
+  })
+})
+
+describe("the product's name", () => {
+  it('is the title and <meta name="application-name">, Accounts by default', async () => {
+    const html = await pageWith(undefined)
+    expect(html).toContain('<title>Accounts</title>')
+    expect(html).toContain('<meta name="application-name" content="Accounts" />')
+  })
+
+  it('follows APP_NAME, written as text whatever it holds', async () => {
+    const html = await pageWith(undefined, 'Acme & "Co"')
+    expect(html).toContain('<title>Acme &amp; &quot;Co&quot;</title>')
+    expect(html).toContain('<meta name="application-name" content="Acme &amp; &quot;Co&quot;" />')
+    expect(html).toContain('<noscript>Acme &amp; &quot;Co&quot; needs JavaScript to run.</noscript>')
+    expect(html.indexOf('name="application-name"')).toBeLessThan(html.indexOf('</head>'))
   })
 })

@@ -97,6 +97,26 @@ const failing = answer(500, { success: false, message: 'Internal server error' }
 /** The sign-in page's code: holding it keeps a page whose timer goes on to /login where it is. */
 const LOGIN_CHUNK = /\/assets\/login-page-[^/]+\.js$/
 
+/** Two passkeys, one with a long name, as the Security tab lists them. */
+const PASSKEYS = [
+  {
+    id: '00000000-0000-4000-8000-000000000001',
+    name: 'MacBook Pro (work), Touch ID in the keyboard',
+    createdAt: '2026-01-05T10:00:00.000Z',
+    lastUsedAt: '2026-03-01T08:30:00.000Z',
+  },
+  { id: '00000000-0000-4000-8000-000000000002', name: 'Security key', createdAt: '2026-02-11T16:20:00.000Z', lastUsedAt: null },
+] as const
+
+async function showPasskeys(page: Page) {
+  await page.route('**/api/auth/passkeys', (route) =>
+    route.request().method() === 'GET' ? route.fulfill(answer(200, { success: true, data: { passkeys: PASSKEYS } })) : route.continue(),
+  )
+  await page.goto('/profile')
+  await page.getByRole('tab', { name: 'Security' }).click()
+  await page.getByRole('list', { name: 'Your passkeys' }).waitFor()
+}
+
 async function openActions(page: Page, who: { name: string; email: string }) {
   await page.goto('/admin/users')
   await page.getByLabel('Search users').fill(who.email)
@@ -116,7 +136,7 @@ const SCREENS: Screen[] = [
       await page.goto('/login')
       await page.getByLabel('Email').fill(e2e.server.admin.email)
       await page.getByLabel('Password', { exact: true }).fill('Wrong-Horse-99!')
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click()
       await page.getByRole('alert').waitFor()
     },
   },
@@ -328,6 +348,43 @@ const SCREENS: Screen[] = [
     },
   },
   {
+    name: 'profile-passkeys',
+    who: 'admin',
+    async open(page) {
+      await showPasskeys(page)
+    },
+  },
+  {
+    name: 'profile-passkey-rename',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await showPasskeys(page)
+      await page.getByRole('button', { name: `Rename ${PASSKEYS[1].name}` }).click()
+      await page.getByRole('dialog', { name: 'Rename passkey' }).getByLabel('Passkey name').waitFor()
+    },
+  },
+  {
+    name: 'profile-passkey-remove',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await showPasskeys(page)
+      await page.getByRole('button', { name: `Remove ${PASSKEYS[0].name}` }).click()
+      await page.getByRole('dialog', { name: 'Remove this passkey?' }).waitFor()
+    },
+  },
+  {
+    name: 'login-passkey-not-used',
+    who: 'visitor',
+    async open(page) {
+      // At 127.0.0.1 no passkey can be used (WebAuthn refuses an IP address): the page says so.
+      await page.goto('/login')
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+      await page.getByRole('alert').filter({ hasText: 'No passkey was used.' }).waitFor()
+    },
+  },
+  {
     name: 'profile-picture-refused',
     who: 'admin',
     async open(page) {
@@ -372,6 +429,9 @@ const SCREENS: Screen[] = [
     },
   },
   at('admin', 'user-management', '/admin/users', /^User Management \(\d+\)$/),
+  // Sorted by a column (its header's aria-sort and arrow), with the verification, two-factor
+  // and dormancy filters set and the last sign-in column showing.
+  at('admin', 'user-management-sorted-filtered', '/admin/users?sort=lastSignInAt&order=asc&verified=true&mfa=false&inactive=365', /^User Management \(\d+\)$/),
   {
     name: 'user-management-unavailable-actions',
     who: 'admin',
@@ -418,6 +478,9 @@ const SCREENS: Screen[] = [
     },
   },
   at('admin', 'activity-logs', '/admin/activity-logs', 'Activity Logs', (page) => page.getByRole('list', { name: 'Activity entries' }).waitFor()),
+  at('admin', 'activity-logs-date-range', '/admin/activity-logs?from=2020-01-01&to=2099-12-31', 'Activity Logs', (page) =>
+    page.getByRole('list', { name: 'Activity entries' }).waitFor(),
+  ),
   {
     name: 'activity-logs-nothing-found',
     who: 'admin',

@@ -100,7 +100,7 @@ describe('registration and sign-in', () => {
     })
 
     await page.goto('/login')
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
     await page.getByText('Invalid email address').waitFor()
     await page.getByText('Password is required').waitFor()
     expect(loginCalls).toBe(0)

@@ -12,7 +12,7 @@ import pg from 'pg'
  */
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const READY = /Accounts is listening on (http:\/\/\S+)/
+const READY = /is listening on port \d+/
 
 export interface SpawnOptions {
   /** Pass this process's environment on (benchmarks, browser tests); by default only PATH and HOME. */

@@ -77,7 +77,11 @@ describe('top bar', () => {
 
   test('brand link, role badge and the avatar menu', async () => {
     const { user, location } = await renderSignedIn('MODERATOR')
-    expect(screen.getByRole('link', { name: 'Accounts home' }).getAttribute('href')).toBe('/dashboard')
+    const home = screen.getByRole('link', { name: 'Accounts home' })
+    expect(home.getAttribute('href')).toBe('/dashboard')
+    // The product's mark and name (APP_NAME, "Accounts" by default).
+    expect(home.textContent).toBe('Accounts')
+    expect(home.querySelector('svg[aria-hidden]')).not.toBeNull()
     expect(within(screen.getByRole('banner')).getByText('Moderator')).toBeTruthy()
     await user.click(screen.getByRole('button', { name: 'Account menu for Sam Sample, SS' }))
     const menu = await screen.findByRole('menu')

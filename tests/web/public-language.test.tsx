@@ -31,6 +31,10 @@ describe('the language before sign-in', () => {
       ['de', 'Deutsch'],
     ])
     expect(chooser.value).toBe('en')
+    // The product's name and mark head every signed-out page.
+    const banner = screen.getByRole('banner')
+    expect(banner.textContent).toContain('Accounts')
+    expect(banner.querySelector('svg[aria-hidden]')).not.toBeNull()
   })
 
   test('choosing French on the sign-in page translates it at once and keeps the choice as the Settings page does', async () => {

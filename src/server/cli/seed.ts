@@ -3,13 +3,17 @@ import { parseArgs } from 'node:util'
 import { hash } from '@node-rs/argon2'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
+import { ConfigError, loadConfig } from '~server/config/env'
+import { DataDirLockedError, lockDataDir } from '~server/db/data-dir-lock'
+import { openDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
 import type { Database } from '~server/db/types'
 
 /**
  * `npm run db:seed [-- --users 1000000 --activities 10000000]`: fills the PostgreSQL database named
  * by DATABASE_URL with realistic users and activity entries, for benchmarks and for trying the
- * admin screens at scale. Set-based SQL (generate_series), a million rows per statement; the
+ * admin screens at scale; without DATABASE_URL, the embedded database under DATA_DIR (the server
+ * stopped), with a demo's worth by default. Set-based SQL (generate_series), a million rows per statement; the
  * secondary indexes and foreign keys are set aside during the load and rebuilt after it, which
  * is several times faster than maintaining them row by row. Every seeded account shares one
  * Argon2 hash of a random password nobody knows, so none of them can sign in.
@@ -175,7 +179,7 @@ async function seedUsers(db: Kysely<Database>, have: number, count: number, log:
     // Accounts arrive over two years in order, as they would have signed up: the table's
     // physical order follows created_at, as it does in a live database.
     await sql`
-      INSERT INTO users (name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at)
+      INSERT INTO users (name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at, last_sign_in_at, mfa_enabled)
       SELECT
         first || ' ' || last,
         lower(first || CASE WHEN r3 < 0.5 THEN '.' ELSE '_' END || last || g::text) || '@' || domain,
@@ -185,13 +189,17 @@ async function seedUsers(db: Kysely<Database>, have: number, count: number, log:
         CASE WHEN r2 < 0.88 THEN 'ACTIVE' WHEN r2 < 0.96 THEN 'INACTIVE' ELSE 'SUSPENDED' END,
         CASE WHEN r2 < 0.97 THEN created + interval '10 minutes' END,
         created,
-        created + (now() - created) * r3
+        created + (now() - created) * r3,
+        -- Four verified accounts in five have signed in, most of them lately; one in ten has a
+        -- second factor (the admin lists sort and filter on both).
+        CASE WHEN r2 < 0.97 AND r4 < 0.8 THEN created + (now() - created) * sqrt(r5) END,
+        r6 < 0.1
       FROM (
         SELECT g,
           (${textArray(FIRST_NAMES)})[1 + floor(random() * ${FIRST_NAMES.length})::int] AS first,
           (${textArray(LAST_NAMES)})[1 + floor(random() * ${LAST_NAMES.length})::int] AS last,
           (${textArray(DOMAINS)})[1 + floor(random() * ${DOMAINS.length})::int] AS domain,
-          random() AS r1, random() AS r2, random() AS r3,
+          random() AS r1, random() AS r2, random() AS r3, random() AS r4, random() AS r5, random() AS r6,
           now() - ${SPAN} + (g - 1 + random()) * (${SPAN} / ${total}) AS created
         FROM generate_series(${start}::int, ${end}::int) AS g
       ) generated
@@ -299,38 +307,63 @@ async function seedActivities(db: Kysely<Database>, count: number, log: (line: s
   await sql`DROP TABLE seed_users, seed_admins`.execute(db)
 }
 
+/** Without DATABASE_URL: the embedded database of DATA_DIR, and a data set the size of a demo. */
+const EMBEDDED_DEFAULTS = { users: '200', activities: '2000' }
+const SERVER_DEFAULTS = { users: '1000000', activities: '10000000' }
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      users: { type: 'string', default: '1000000' },
-      activities: { type: 'string', default: '10000000' },
+      users: { type: 'string' },
+      activities: { type: 'string' },
       help: { type: 'boolean' },
     },
   })
-  const url = process.env.DATABASE_URL
-  if (values.help || !url) {
-    console.log('Usage: DATABASE_URL=postgres://... npm run db:seed [-- --users 1000000 --activities 10000000]')
-    process.exit(values.help ? 0 : 2)
+  if (values.help) {
+    console.log(
+      [
+        'Usage: npm run db:seed [-- --users N --activities N]',
+        `  with DATABASE_URL: that PostgreSQL database (default ${SERVER_DEFAULTS.users} users, ${SERVER_DEFAULTS.activities} entries)`,
+        `  without: the embedded database under DATA_DIR, with the server stopped (default ${EMBEDDED_DEFAULTS.users} users, ${EMBEDDED_DEFAULTS.activities} entries)`,
+      ].join('\n'),
+    )
+    process.exit(0)
   }
-  const users = Number(values.users)
-  const activities = Number(values.activities)
+  const url = process.env.DATABASE_URL || undefined
+  const defaults = url ? SERVER_DEFAULTS : EMBEDDED_DEFAULTS
+  const users = Number(values.users ?? defaults.users)
+  const activities = Number(values.activities ?? defaults.activities)
   if (!Number.isSafeInteger(users) || users < 0 || !Number.isSafeInteger(activities) || activities < 0) {
     console.error('--users and --activities take whole numbers')
     process.exit(2)
   }
-  const db = openLoaderDatabase(url)
   const started = Date.now()
-  try {
-    await seedDatabase(db, { users, activities })
-    console.log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`)
-  } finally {
-    await db.destroy()
+  if (url) {
+    const db = openLoaderDatabase(url)
+    try {
+      await seedDatabase(db, { users, activities })
+    } finally {
+      await db.destroy()
+    }
+  } else {
+    // The embedded database: one process at a time, so the server must be stopped first.
+    const { dataDir } = loadConfig()
+    const lock = await lockDataDir(dataDir)
+    const database = await openDatabase({ dataDir })
+    try {
+      console.log(`embedded database in ${dataDir}`)
+      await seedDatabase(database.db, { users, activities })
+    } finally {
+      await database.close()
+      await lock.release()
+    }
   }
+  console.log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   main().catch((error: unknown) => {
-    console.error(error)
+    console.error(error instanceof DataDirLockedError || error instanceof ConfigError ? `Cannot seed: ${error.message}` : error)
     process.exit(1)
   })
 }

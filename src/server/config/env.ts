@@ -83,6 +83,8 @@ const SETTINGS = {
       ),
   ),
   logLevel: setting('LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
+  /** `json`, or `readable` (one short line per API request); unset: readable in development on a terminal, else JSON. */
+  logFormat: setting('LOG_FORMAT', z.enum(['json', 'readable']).optional()),
   adminEmail: setting('ADMIN_EMAIL', z.string().optional()),
   adminPassword: setting('ADMIN_PASSWORD', z.string().optional()),
   /** Shown to people whose account is suspended or inactive; given to the web app in its page. */

@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely'
 import type { ActivityKind } from '~server/data/activities'
+import { countUserPasskeys } from '~server/data/passkeys'
 import { userColumns, type UserRecord } from '~server/data/users'
 import { runNamedStatement } from '~server/db/prepared'
 import type { Database } from '~server/db/types'
@@ -14,8 +15,8 @@ type Db = Kysely<Database> | Transaction<Database>
 /** How many passkeys an account has. */
 export type PasskeyCounter = (db: Db, userId: string) => Promise<number>
 
-/** Until passkeys exist, none: the passkey rows' own count is plugged in here. */
-export const countPasskeys: PasskeyCounter = async () => 0
+/** The account's passkeys, counted by the passkey rows (`data/passkeys.ts`). */
+export const countPasskeys: PasskeyCounter = countUserPasskeys
 
 export interface TotpRow {
   secret_sealed: Buffer

@@ -144,6 +144,34 @@ export interface MfaChallengesTable {
   used_at: Timestamp | null
 }
 
+/** A registered WebAuthn credential (migration 0011). */
+export interface PasskeysTable {
+  id: Generated<string>
+  user_id: string
+  /** The credential's id as the browser names it, base64url. */
+  credential_id: string
+  /** COSE-encoded public key. */
+  public_key: Buffer
+  /** The signature counter last reported (0 when the authenticator keeps none); bigint. */
+  counter: ColumnType<string | number, number | undefined, number>
+  transports: ColumnType<string[], string[] | undefined, string[]>
+  backed_up: ColumnType<boolean, boolean | undefined, boolean>
+  name: string
+  created_at: Timestamp
+  last_used_at: Timestamp | null
+}
+
+export type WebAuthnChallengePurpose = 'registration' | 'authentication'
+
+/** Challenges handed out with passkey options, by hash; single-use (migration 0011). */
+export interface WebAuthnChallengesTable {
+  challenge_hash: Buffer
+  purpose: WebAuthnChallengePurpose
+  user_id: string | null
+  created_at: Timestamp
+  expires_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   pictures: PicturesTable
@@ -158,6 +186,8 @@ export interface Database {
   totp_credentials: TotpCredentialsTable
   recovery_codes: RecoveryCodesTable
   mfa_challenges: MfaChallengesTable
+  passkeys: PasskeysTable
+  webauthn_challenges: WebAuthnChallengesTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -3,12 +3,14 @@ import type { Kysely } from 'kysely'
 import { addSeconds, type Clock } from '~server/clock'
 import { deleteEndedSessions, forgetSealedRefreshTokens } from '~server/auth/sessions'
 import { deleteExpiredMfaChallenges } from '~server/data/second-factors'
+import { deleteExpiredChallenges } from '~server/auth/webauthn-challenges'
 import type { Database } from '~server/db/types'
 
 /**
  * Hourly clean-up of what has no use left: sessions ended more than a week ago (with their
  * refresh tokens), sealed refresh tokens past their grace, expired one-time tokens, sign-ins that
- * waited in vain for their second step, and throttling windows that are over. The activity log is never touched.
+ * waited in vain for their second step, passkey challenges nobody answered and throttling windows
+ * that are over. The activity log is never touched.
  */
 const EVERY_MS = 60 * 60 * 1000
 const KEEP_ENDED_SESSIONS_SECONDS = 7 * 24 * 60 * 60
@@ -45,5 +47,6 @@ export class Housekeeping {
       .execute()
     await this.db.deleteFrom('rate_limits').where('reset_at', '<', now).execute()
     await deleteExpiredMfaChallenges(this.db, now)
+    await deleteExpiredChallenges(this.db, now)
   }
 }

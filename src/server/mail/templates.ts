@@ -80,6 +80,7 @@ export function renderMail(message: MailMessage, appName: string): RenderedMail 
     case 'two-factor-enabled':
     case 'two-factor-disabled':
     case 'recovery-codes-replaced':
+    case 'passkey-added':
       return compose(message, rendering, part, message.profileLink)
   }
 }

@@ -39,4 +39,10 @@ export const RULES = {
    * changing it, and confirming it to set up, turn off or renew two-factor sign-in.
    */
   changePasswordByUser: rule('change-password-account', 10, 15 * 60),
+  /** Passkey sign-in attempts from one client address that failed (a success gives its attempt back). */
+  passkeySignInByIp: rule('passkey-login-ip', 100, 15 * 60),
+  /** Passkey options (each stores a challenge) asked for from one client address. */
+  passkeyOptionsByIp: rule('passkey-options-ip', 300, 15 * 60),
+  /** Passkey registrations started by one signed-in user. */
+  passkeyRegistrationByUser: rule('passkey-register-account', 20, 15 * 60),
 } as const

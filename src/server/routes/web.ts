@@ -7,10 +7,16 @@ import { escapeHtml } from '~server/escape-html'
 /**
  * The built web app. Hashed assets are cached for a year; every other page address gets
  * index.html (the app routes in the browser), which is never cached so a deploy shows at once.
- * Settings the app needs at run time (the support address) go into that page as <meta> tags, so
+ * Settings the app needs at run time (the product's name, the support address) go into that page as <meta> tags, so
  * they come from the server's configuration, not from the build.
  */
-export function webRoutes(webDir: string, settings: { supportEmail?: string | undefined } = {}): FastifyPluginAsync {
+export interface PageSettings {
+  /** The product's name (APP_NAME): the page's title and <meta name="application-name">. */
+  appName?: string
+  supportEmail?: string | undefined
+}
+
+export function webRoutes(webDir: string, settings: PageSettings = {}): FastifyPluginAsync {
   return async (app) => {
     const indexHtml = withSettings(fs.readFileSync(path.join(webDir, 'index.html'), 'utf8'), settings)
     await app.register(fastifyStatic, {
@@ -34,7 +40,14 @@ export function webRoutes(webDir: string, settings: { supportEmail?: string | un
   }
 }
 
-function withSettings(html: string, settings: { supportEmail?: string | undefined }): string {
-  if (!settings.supportEmail) return html
-  return html.replace('</head>', `  <meta name="support-email" content="${escapeHtml(settings.supportEmail)}" />\n  </head>`)
+function withSettings(html: string, settings: PageSettings): string {
+  const metas: string[] = []
+  let page = html
+  if (settings.appName) {
+    const name = escapeHtml(settings.appName)
+    metas.push(`<meta name="application-name" content="${name}" />`)
+    page = page.replace(/<title>[^<]*<\/title>/, `<title>${name}</title>`).replace(/<noscript>Accounts /, `<noscript>${name} `)
+  }
+  if (settings.supportEmail) metas.push(`<meta name="support-email" content="${escapeHtml(settings.supportEmail)}" />`)
+  return metas.reduce((result, meta) => result.replace('</head>', `  ${meta}\n  </head>`), page)
 }

@@ -117,8 +117,9 @@ const dateBound = (field: 'from' | 'to') => {
         return z.NEVER
       }
       const start = new Date(dateOnly ? `${value}T00:00:00.000Z` : value)
-      // Rejects impossible dates (2026-02-30 rolls over in Date) and years out of range.
-      if (Number.isNaN(start.getTime()) || (dateOnly && start.toISOString().slice(0, 10) !== value)) {
+      // Rejects impossible dates (2026-02-30 rolls over in Date), and years before 1000 (year 0
+      // does not exist for the database).
+      if (Number.isNaN(start.getTime()) || start.getUTCFullYear() < 1000 || (dateOnly && start.toISOString().slice(0, 10) !== value)) {
         ctx.addIssue({ code: 'custom', message: error })
         return z.NEVER
       }

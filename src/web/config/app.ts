@@ -7,6 +7,13 @@ export const SUPPORT_EMAIL: string =
   import.meta.env.VITE_SUPPORT_EMAIL ||
   'support@example.com'
 
+/**
+ * The product's name (the server's APP_NAME), which the server puts in the page as
+ * <meta name="application-name">; "Accounts" when the page has none (the development server).
+ */
+export const APP_NAME: string =
+  (typeof document === 'undefined' ? undefined : document.querySelector<HTMLMetaElement>('meta[name="application-name"]')?.content) || 'Accounts'
+
 /** localStorage key of the browser-only settings; public/theme.js reads the same key. */
 export const SETTINGS_STORAGE_KEY = 'accounts.settings'
 

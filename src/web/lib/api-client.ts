@@ -28,6 +28,16 @@ export interface RequestOptions {
   signal?: AbortSignal
   /** Refresh the session and retry once on a 401 (default true). */
   retryOnUnauthorized?: boolean
+  /** The answer is a file (a CSV export), not an envelope: data is `DownloadedFile`. */
+  file?: boolean
+  /** Longer than the usual 10 s, for a large file. */
+  timeoutMs?: number
+}
+
+/** A file the server sent, with the name its Content-Disposition gives. */
+export interface DownloadedFile {
+  blob: Blob
+  filename: string
 }
 
 export interface ApiClientOptions {
@@ -55,6 +65,8 @@ export interface ApiClient {
   post<T>(path: string, body?: unknown, options?: Omit<RequestOptions, 'method' | 'body'>): Promise<Envelope<T>>
   put<T>(path: string, body?: unknown, options?: Omit<RequestOptions, 'method' | 'body'>): Promise<Envelope<T>>
   delete<T>(path: string, options?: Omit<RequestOptions, 'method' | 'body'>): Promise<Envelope<T>>
+  /** GET of a file (a CSV export): signed in like any call, its body kept whole as a Blob. */
+  download(path: string, options?: Omit<RequestOptions, 'method' | 'body' | 'file'>): Promise<DownloadedFile>
   /** Exchanges the stored refresh token once (shared by concurrent callers); the new access token or null. */
   refreshSession(staleAccessToken: string | null): Promise<string | null>
 }
@@ -80,7 +92,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   async function send<T>(path: string, request: RequestOptions, accessToken: string | null): Promise<Envelope<T>> {
     const method = request.method ?? 'GET'
-    const headers: Record<string, string> = { Accept: 'application/json' }
+    const headers: Record<string, string> = { Accept: request.file ? 'text/csv, application/json' : 'application/json' }
     if (options.language) headers['Accept-Language'] = options.language()
     if (accessToken) headers.Authorization = `Bearer ${accessToken}`
     const csrf = storage.csrfToken()
@@ -94,7 +106,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const timer = setTimeout(() => {
       timedOut = true
       controller.abort()
-    }, timeoutMs)
+    }, request.timeoutMs ?? timeoutMs)
     const forwardAbort = () => controller.abort()
     request.signal?.addEventListener('abort', forwardAbort, { once: true })
 
@@ -119,6 +131,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const newCsrf = response.headers.get(CSRF_HEADER)
     if (newCsrf) storage.saveCsrfToken(newCsrf)
 
+    if (request.file && response.ok) {
+      const disposition = response.headers.get('Content-Disposition') ?? ''
+      const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'download'
+      return { success: true, data: { blob: await response.blob(), filename } as T }
+    }
     const body = (await response.json().catch(() => null)) as (Envelope<T> & FailureBody) | null
     if (!response.ok) throw toApiError(response.status, body)
     return body ?? ({ success: true, data: undefined } as Envelope<T>)
@@ -191,9 +208,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     post: (path, body, rest) => request(path, { ...rest, method: 'POST', body }),
     put: (path, body, rest) => request(path, { ...rest, method: 'PUT', body }),
     delete: (path, rest) => request(path, { ...rest, method: 'DELETE' }),
+    download: async (path, rest) => (await request<DownloadedFile>(path, { timeoutMs: DOWNLOAD_TIMEOUT_MS, ...rest, method: 'GET', file: true })).data,
     refreshSession,
   }
 }
+
+/** A large export takes its time: the download may last this long. */
+const DOWNLOAD_TIMEOUT_MS = 10 * 60_000
 
 /** Longest wait for another tab's fresh token to show up here; in practice a few milliseconds. */
 const STORAGE_SETTLE_MS = 1_000

@@ -19,7 +19,7 @@ export function as(t: TestApp, user: SignedIn) {
 }
 
 /** Reads a row count straight from the database. */
-export async function countWhere(t: TestApp, table: 'activities' | 'users' | 'pictures', where: Record<string, unknown>): Promise<number> {
+export async function countWhere(t: TestApp, table: 'activities' | 'users' | 'pictures' | 'sessions' | 'passkeys', where: Record<string, unknown>): Promise<number> {
   let query = t.ctx.db.selectFrom(table as 'activities').select((eb) => eb.fn.countAll<string>().as('n'))
   for (const [column, value] of Object.entries(where)) {
     query = value === null ? query.where(column as 'id', 'is', null) : query.where(column as 'id', '=', value as string)

@@ -6,7 +6,7 @@ import { readPictureDataUrl } from '~server/pictures/read-picture'
 import { ACTIVITY_FILTERS, PAGE_LIMIT_MAX, PICTURE_MAX_BYTES, ROLES, STATUSES } from '~shared/constants'
 import { adminUpdateUserSchema } from '~shared/schemas/admin'
 import { emailField } from '~shared/schemas/fields'
-import { activityListQuerySchema, LIST_OFFSET_MAX, userListQuerySchema } from '~shared/schemas/lists'
+import { activityListQuerySchema, activityLogQuerySchema, LIST_OFFSET_MAX, USER_SORTS, userListQuerySchema } from '~shared/schemas/lists'
 import { pictureMessages } from '~shared/schemas/profile'
 
 /**
@@ -21,14 +21,16 @@ const queryValue = fc.oneof(
   anyText,
   fc.integer().map(String),
   fc.double().map(String),
-  fc.constantFrom('', ' ', '1', '100', '101', '1e3', '0x10', '-0', 'all', 'ADMIN', 'ACTIVE', 'logged in'),
+  fc.constantFrom('', ' ', '1', '100', '101', '1e3', '0x10', '-0', 'all', 'ADMIN', 'ACTIVE', 'logged in', 'name', 'lastSignInAt', 'asc', 'desc', 'true', 'false'),
+  fc.constantFrom('2026-03-10', '2026-02-30', '2026-03-10T12:00Z', '2026-03-10T12:00:00.123+01:00', '2026-03-10T12:00', '0000-01-01', '9999-12-31'),
   fc.array(fc.string({ maxLength: 5 }), { minLength: 2, maxLength: 3 }),
 )
 
 describe('list query strings', () => {
   const schemas = [
-    ['the user list', userListQuerySchema, ['page', 'limit', 'search', 'role', 'status']],
+    ['the user list', userListQuerySchema, ['page', 'limit', 'search', 'role', 'status', 'sort', 'order', 'verified', 'mfa', 'inactiveDays']],
     ['the activity lists', activityListQuerySchema, ['page', 'limit', 'search', 'activity']],
+    ['the activity logs', activityLogQuerySchema, ['page', 'limit', 'search', 'activity', 'from', 'to']],
   ] as const
 
   it.each(schemas)('of %s: accept only positive pages, limits capped at 100, short searches without control characters, known filters', (_label, schema, keys) => {
@@ -52,6 +54,12 @@ describe('list query strings', () => {
         if (value.role !== undefined) expect(ROLES).toContain(value.role)
         if (value.status !== undefined) expect(STATUSES).toContain(value.status)
         if (value.activity !== undefined) expect(ACTIVITY_FILTERS.filter((a) => a !== 'all')).toContain(value.activity)
+        if ('sort' in value) expect(USER_SORTS).toContain(value.sort)
+        if ('order' in value) expect(['asc', 'desc']).toContain(value.order)
+        for (const key of ['verified', 'mfa']) if (value[key] !== undefined) expect(typeof value[key]).toBe('boolean')
+        if (value.inactiveDays !== undefined) expect(Number.isInteger(value.inactiveDays) && (value.inactiveDays as number) >= 1).toBe(true)
+        for (const key of ['from', 'to']) if (value[key] !== undefined) expect(Number.isNaN((value[key] as Date).getTime())).toBe(false)
+        if (value.from instanceof Date && value.to instanceof Date) expect(value.from.getTime()).toBeLessThanOrEqual(value.to.getTime())
       }),
       { numRuns: 3000 },
     )

@@ -3,6 +3,7 @@ import type { z } from 'zod'
 import { type ApiEndpoint, API_ACCESS } from '~shared/permissions'
 import { adminUpdateUserSchema } from '~shared/schemas/admin'
 import { emailOnlySchema, loginSchema, refreshTokenSchema, registerSchema, resendVerificationSchema, resetPasswordSchema } from '~shared/schemas/auth'
+import { passkeyAuthenticationSchema, passkeyRegistrationSchema, renamePasskeySchema } from '~shared/schemas/passkeys'
 import { changePasswordSchema, profilePictureSchema, updateProfileSchema } from '~shared/schemas/profile'
 import { enableTotpSchema, passwordConfirmationSchema, secondStepSchema } from '~shared/schemas/two-factor'
 import { STRONG_PASSWORD, type SignedIn, type TestApp, uniqueEmail } from '../../support/test-app'
@@ -24,14 +25,14 @@ export interface Callers {
 
 export interface Endpoint {
   key: ApiEndpoint
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   /** Who the suites call it as: the permission table says who may. */
   as: 'anonymous' | 'user' | 'admin'
   path(callers: Callers): string
 }
 
 export interface BodyEndpoint extends Endpoint {
-  method: 'POST' | 'PUT'
+  method: 'POST' | 'PUT' | 'PATCH'
   schema: z.ZodObject
   /** A body that passes the schema (its effect, if any, is harmless: a failed sign-in, a no-op edit...). */
   valid(): Record<string, unknown>
@@ -41,6 +42,16 @@ export interface BodyEndpoint extends Endpoint {
 export const UNISSUED_TOKEN = 'A'.repeat(43)
 
 const body = (endpoint: BodyEndpoint) => endpoint
+
+/** A passkey response of the right shape that answers no challenge and no credential (refused after the checks). */
+const UNANSWERED_PASSKEY = {
+  id: 'AAAAAAAAAAAAAAAAAAAAAA',
+  rawId: 'AAAAAAAAAAAAAAAAAAAAAA',
+  type: 'public-key',
+  clientExtensionResults: {},
+}
+/** An id of the right shape that no passkey has. */
+export const UNKNOWN_PASSKEY_ID = '00000000-0000-4000-8000-000000000000'
 
 export const BODY_ENDPOINTS: BodyEndpoint[] = [
   body({
@@ -159,6 +170,30 @@ export const BODY_ENDPOINTS: BodyEndpoint[] = [
     valid: () => ({ profilePicture: 'data:image/png;base64,AAAA' }),
   }),
   body({
+    key: 'POST /auth/passkeys/registration',
+    method: 'POST',
+    as: 'user',
+    path: () => '/api/auth/passkeys/registration',
+    schema: passkeyRegistrationSchema,
+    valid: () => ({ response: { ...UNANSWERED_PASSKEY, response: { clientDataJSON: 'e30', attestationObject: 'oA' } }, name: 'Laptop' }),
+  }),
+  body({
+    key: 'POST /auth/passkeys/authentication',
+    method: 'POST',
+    as: 'anonymous',
+    path: () => '/api/auth/passkeys/authentication',
+    schema: passkeyAuthenticationSchema,
+    valid: () => ({ response: { ...UNANSWERED_PASSKEY, response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' } } }),
+  }),
+  body({
+    key: 'PATCH /auth/passkeys/:id',
+    method: 'PATCH',
+    as: 'user',
+    path: () => `/api/auth/passkeys/${UNKNOWN_PASSKEY_ID}`,
+    schema: renamePasskeySchema,
+    valid: () => ({ name: 'Laptop' }),
+  }),
+  body({
     key: 'PUT /admin/users/:id',
     method: 'PUT',
     as: 'admin',
@@ -172,6 +207,8 @@ export const BODY_ENDPOINTS: BodyEndpoint[] = [
 export const BODILESS_POSTS: Endpoint[] = [
   { key: 'POST /auth/logout', method: 'POST', as: 'user', path: () => '/api/auth/logout' },
   { key: 'POST /auth/logout-all', method: 'POST', as: 'user', path: () => '/api/auth/logout-all' },
+  { key: 'POST /auth/passkeys/registration/options', method: 'POST', as: 'user', path: () => '/api/auth/passkeys/registration/options' },
+  { key: 'POST /auth/passkeys/authentication/options', method: 'POST', as: 'anonymous', path: () => '/api/auth/passkeys/authentication/options' },
 ]
 
 export const OTHER_ENDPOINTS: Endpoint[] = [
@@ -179,6 +216,8 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   { key: 'GET /auth/verify-email/:token', method: 'GET', as: 'anonymous', path: () => `/api/auth/verify-email/${UNISSUED_TOKEN}` },
   { key: 'GET /auth/csrf-token', method: 'GET', as: 'user', path: () => '/api/auth/csrf-token' },
   { key: 'GET /auth/mfa', method: 'GET', as: 'user', path: () => '/api/auth/mfa' },
+  { key: 'GET /auth/passkeys', method: 'GET', as: 'user', path: () => '/api/auth/passkeys' },
+  { key: 'DELETE /auth/passkeys/:id', method: 'DELETE', as: 'user', path: () => `/api/auth/passkeys/${UNKNOWN_PASSKEY_ID}` },
   { key: 'GET /users/profile', method: 'GET', as: 'user', path: () => '/api/users/profile' },
   { key: 'GET /users/pictures/:file', method: 'GET', as: 'anonymous', path: () => '/api/users/pictures/AAAAAAAAAAAAAAAAAAAAAA.webp' },
   { key: 'GET /activity', method: 'GET', as: 'admin', path: () => '/api/activity' },

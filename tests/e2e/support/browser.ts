@@ -54,6 +54,8 @@ export interface OpenOptions {
   viewport?: { width: number; height: number }
   colorScheme?: 'light' | 'dark'
   reducedMotion?: 'reduce' | 'no-preference'
+  /** The browser's language (navigator.languages and Accept-Language), e.g. 'de-DE'; default en-US. */
+  locale?: string
   context?: BrowserContext
 }
 
@@ -65,6 +67,7 @@ export async function openApp(browser: Browser, baseURL: string, options: OpenOp
       viewport: options.viewport ?? { width: 1280, height: 800 },
       colorScheme: options.colorScheme ?? 'light',
       reducedMotion: options.reducedMotion ?? 'no-preference',
+      locale: options.locale ?? 'en-US',
     }))
   const page = await context.newPage()
   const errors: string[] = []
@@ -88,7 +91,7 @@ export async function signInThroughPage(page: Page, account: { email: string; pa
   if (!page.url().includes('/login')) await page.goto('/login')
   await page.getByLabel('Email').fill(account.email)
   await page.getByLabel('Password', { exact: true }).fill(account.password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
 }
 
 /**

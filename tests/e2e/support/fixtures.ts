@@ -19,7 +19,7 @@ export interface BrowserTests {
   openTab(app: AppPage): Promise<AppPage>
 }
 
-export function browserTests(options: { env?: Record<string, string>; browserArgs?: string[] } = {}): BrowserTests {
+export function browserTests(options: { env?: Record<string, string>; browserArgs?: string[]; host?: 'localhost' | '127.0.0.1' } = {}): BrowserTests {
   let server: RunningServer | undefined
   let browser: Browser | undefined
   let accounts: Accounts | undefined
@@ -27,7 +27,10 @@ export function browserTests(options: { env?: Record<string, string>; browserArg
 
   beforeAll(async () => {
     // Both are kept even when the other fails, so afterAll stops whatever did start.
-    const [started, launched] = await Promise.allSettled([startServer({ env: options.env ?? {} }), launchBrowser(options.browserArgs)])
+    const [started, launched] = await Promise.allSettled([
+      startServer({ env: options.env ?? {}, ...(options.host ? { host: options.host } : {}) }),
+      launchBrowser(options.browserArgs),
+    ])
     if (started.status === 'fulfilled') server = started.value
     if (launched.status === 'fulfilled') browser = launched.value
     if (started.status === 'rejected') throw started.reason

@@ -26,7 +26,11 @@ export interface RunningServer {
 
 export const E2E_ADMIN = { email: 'e2e-admin@example.com', password: 'Vivid-Kettle-42!' }
 
-export async function startServer(options: { env?: Record<string, string> } = {}): Promise<RunningServer> {
+/**
+ * `host` names the server in its address and APP_URL: 127.0.0.1 unless told otherwise. Passkey
+ * tests use `localhost`, because WebAuthn refuses an IP address as the relying party's id.
+ */
+export async function startServer(options: { env?: Record<string, string>; host?: 'localhost' | '127.0.0.1' } = {}): Promise<RunningServer> {
   ensureWebBuild()
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-e2e-'))
   const mail = await startMailbox()
@@ -39,7 +43,7 @@ export async function startServer(options: { env?: Record<string, string> } = {}
   }
 
   const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
+  const url = `http://${options.host ?? '127.0.0.1'}:${port}`
   let server
   try {
     server = await startProcess(

@@ -51,5 +51,11 @@ export const de: MailTexts = {
       action: 'Sicherheitseinstellungen prüfen',
       after: ['Falls Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück: {{resetLink}}'],
     },
+    'passkey-added': {
+      subject: 'Ihrem Konto wurde ein Passkey hinzugefügt',
+      paragraphs: ['Ihrem Konto wurde soeben ein Passkey namens „{{passkeyName}}“ hinzugefügt. Mit ihm kann man sich jetzt ohne Passwort anmelden.'],
+      action: 'Ihre Passkeys ansehen',
+      after: ['Wenn Sie das nicht waren, entfernen Sie den Passkey in Ihrem Profil und ändern Sie Ihr Passwort.'],
+    },
   },
 }

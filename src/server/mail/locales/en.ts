@@ -51,5 +51,11 @@ export const en: MailTexts = {
       action: 'Review your security settings',
       after: ['If you did not do this, reset your password now: {{resetLink}}'],
     },
+    'passkey-added': {
+      subject: 'A passkey was added to your account',
+      paragraphs: ['A passkey named "{{passkeyName}}" was just added to your account. It can now be used to sign in without a password.'],
+      action: 'Review your passkeys',
+      after: ['If you did not do this, remove the passkey from your profile and change your password.'],
+    },
   },
 }

@@ -51,5 +51,11 @@ export const es: MailTexts = {
       action: 'Revisar sus ajustes de seguridad',
       after: ['Si no fue usted, restablezca su contraseña ahora: {{resetLink}}'],
     },
+    'passkey-added': {
+      subject: 'Se añadió una llave de acceso a tu cuenta',
+      paragraphs: ['Se acaba de añadir a tu cuenta una llave de acceso llamada «{{passkeyName}}». Ahora puede usarse para iniciar sesión sin contraseña.'],
+      action: 'Revisar tus llaves de acceso',
+      after: ['Si no fuiste tú, quita la llave de acceso desde tu perfil y cambia tu contraseña.'],
+    },
   },
 }

@@ -51,5 +51,11 @@ export const fr: MailTexts = {
       action: 'Vérifier vos réglages de sécurité',
       after: ["Si ce n'était pas vous, réinitialisez votre mot de passe maintenant : {{resetLink}}"],
     },
+    'passkey-added': {
+      subject: "Une clé d'accès a été ajoutée à votre compte",
+      paragraphs: ["Une clé d'accès nommée « {{passkeyName}} » vient d'être ajoutée à votre compte. Elle permet désormais de se connecter sans mot de passe."],
+      action: "Voir vos clés d'accès",
+      after: ["Si ce n'était pas vous, retirez cette clé d'accès depuis votre profil et changez votre mot de passe."],
+    },
   },
 }

@@ -5,6 +5,8 @@ import type { User } from '~shared/schemas/user'
 import { RoleBadge } from '~web/components/ui/badge'
 import { Button } from '~web/components/ui/button'
 import { Dialog } from '~web/components/ui/dialog'
+import { Brand } from '~web/components/brand'
+import { APP_NAME } from '~web/config/app'
 import { paths } from '~web/config/paths'
 import { cn } from '~web/lib/cn'
 import { useI18n } from '~web/lib/i18n'
@@ -37,8 +39,8 @@ export function AppShell({ user, children }: { user: User; children: ReactNode }
         <Button variant="ghost" size="icon" className="lg:hidden" aria-label={t('nav.openMenu')} onClick={() => setMenuOpen(true)}>
           <MenuIcon aria-hidden className="size-5" />
         </Button>
-        <Link to={paths.dashboard} className="truncate rounded-md px-1 text-lg font-bold tracking-tight" aria-label={t('nav.home')}>
-          {t('app.name')}
+        <Link to={paths.dashboard} className="min-w-0 rounded-md px-1" aria-label={t('nav.home', { name: APP_NAME })}>
+          <Brand />
         </Link>
         <div className="ml-auto flex min-w-0 items-center gap-2 sm:gap-3">
           <RoleBadge role={user.role} />

@@ -17,6 +17,9 @@ const BADGE_TONES: Record<string, 'green' | 'blue' | 'amber' | 'red' | 'purple' 
   enabled: 'green',
   disabled: 'red',
   regenerated: 'purple',
+  added: 'blue',
+  renamed: 'amber',
+  removed: 'red',
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react'
 import type { UseQueryResult } from '@tanstack/react-query'
 import type { ActivityFilter } from '~shared/constants'
 import type { ActivityList } from '~shared/schemas/lists'
@@ -6,7 +7,7 @@ import { Pagination } from '~web/components/ui/pagination'
 import { PageSpinner } from '~web/components/ui/spinner'
 import { EmptyState, ErrorState } from '~web/components/ui/states'
 import { useI18n } from '~web/lib/i18n'
-import type { useListFilters } from '~web/lib/use-list-filters'
+import type { ListFilters } from '~web/lib/use-list-filters'
 import { ActivityFilters } from './activity-filters'
 import { ActivityItem } from './activity-item'
 
@@ -18,13 +19,20 @@ export function ActivityListCard({
   errorTitle,
   errorMessage,
   emptyHint,
+  more,
+  actions,
 }: {
-  list: ReturnType<typeof useListFilters<{ activity: ActivityFilter }>>
+  list: Pick<ListFilters<{ activity: ActivityFilter }>, 'search' | 'setSearch' | 'page' | 'setPage' | 'isFiltered'> & {
+    filters: { activity: ActivityFilter }
+    setFilter: (key: 'activity', value: ActivityFilter) => void
+  }
   query: UseQueryResult<ActivityList>
   showUser?: boolean
   errorTitle?: string
   errorMessage: string
   emptyHint?: string
+  more?: ReactNode
+  actions?: ReactNode
 }) {
   const { t } = useI18n()
   const activities = query.data?.activities ?? []
@@ -38,6 +46,8 @@ export function ActivityListCard({
           onActivity={(value) => list.setFilter('activity', value)}
           onRefresh={() => void query.refetch()}
           refreshing={query.isFetching}
+          more={more}
+          actions={actions}
         />
         {query.isPending ? (
           <PageSpinner />

@@ -61,3 +61,30 @@ export function SelectField<T extends string>({
     </div>
   )
 }
+
+/** A labelled date of a list's filter bar (the browser's own date picker). */
+export function DateField({
+  label,
+  value,
+  onChange,
+  min,
+  max,
+  className,
+}: {
+  label: string
+  value: string
+  onChange: (value: string) => void
+  min?: string | undefined
+  max?: string | undefined
+  className?: string
+}) {
+  const id = useId()
+  return (
+    <div className={cn('space-y-1.5', className)}>
+      <label htmlFor={id} className="text-sm font-medium">
+        {label}
+      </label>
+      <Input id={id} type="date" value={value} min={min} max={max} onChange={(event) => onChange(event.target.value)} />
+    </div>
+  )
+}

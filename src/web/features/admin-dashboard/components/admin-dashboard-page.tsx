@@ -57,7 +57,7 @@ function Overview({ data }: { data: AdminStats }) {
         <StatCard label={t('admin.inactiveUsers')} value={stats.byStatus.inactive} icon={UserX} hint={t('admin.inactiveHint')} />
         <StatCard label={t('admin.administrators')} value={stats.byRole.admins} icon={Shield} />
       </div>
-      <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <Card>
           <CardHeader>
             <CardTitle>{t('admin.roleDistribution')}</CardTitle>
@@ -99,7 +99,7 @@ function Overview({ data }: { data: AdminStats }) {
             </Link>
           </CardContent>
         </Card>
-        <Card className="lg:col-span-3">
+        <Card className="lg:col-span-2">
           <CardHeader className="flex flex-row flex-wrap items-center justify-between gap-2">
             <CardTitle>{t('admin.recentActivity')}</CardTitle>
             {recentActivities.length > RECENT_ACTIVITY_SHOWN ? (

@@ -1,6 +1,8 @@
 import { useRef, useState } from 'react'
-import { type Role, STATUSES, type Status } from '~shared/constants'
+import { ROLES, STATUSES } from '~shared/constants'
+import { SORT_ORDERS, type SortOrder, USER_SORTS, type UserSort } from '~shared/schemas/lists'
 import type { User } from '~shared/schemas/user'
+import { ExportButton } from '~web/components/export/export-button'
 import { Card, CardContent } from '~web/components/ui/card'
 import { SearchField, SelectField } from '~web/components/ui/filter-fields'
 import { PageHeader } from '~web/components/ui/page-header'
@@ -10,17 +12,32 @@ import { EmptyState, ErrorState } from '~web/components/ui/states'
 import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
 import { useListFilters } from '~web/lib/use-list-filters'
-import { useUsers } from '../api/get-users'
+import { exportUsers, INACTIVE_DAYS, type UsersFilters, useUsers } from '../api/get-users'
 import { ROLE_OPTIONS } from '../user-rules'
 import { DeleteUserDialog } from './delete-user-dialog'
 import { EditUserDialog } from './edit-user-dialog'
 import { UsersTable } from './users-table'
 
+const YES_NO = ['all', 'true', 'false'] as const
+
 export function UsersPage() {
   const { t } = useI18n()
   const actor = useSession().user
-  const list = useListFilters<{ role: Role | 'all'; status: Status | 'all' }>({ role: 'all', status: 'all' })
-  const query = useUsers({ page: list.page, search: list.debouncedSearch, ...list.filters })
+  const list = useListFilters<Omit<UsersFilters, 'search'>>(
+    { role: 'all', status: 'all', verified: 'all', mfa: 'all', inactive: 'all', sort: 'createdAt', order: 'desc' },
+    {
+      role: ['all', ...ROLES],
+      status: ['all', ...STATUSES],
+      verified: YES_NO,
+      mfa: YES_NO,
+      inactive: ['all', ...INACTIVE_DAYS],
+      sort: USER_SORTS,
+      order: SORT_ORDERS,
+    },
+  )
+  const filters: UsersFilters = { search: list.debouncedSearch, ...list.filters }
+  const query = useUsers({ page: list.page, ...filters })
+  const sortBy = (sort: UserSort, order: SortOrder) => list.setFilters({ sort, order })
   const [editing, setEditing] = useState<User | null>(null)
   const [deleting, setDeleting] = useState<User | null>(null)
   const area = useRef<HTMLDivElement>(null)
@@ -53,22 +70,75 @@ export function UsersPage() {
       <PageHeader title={total === undefined ? t('users.title') : t('users.titleWithCount', { count: total })} description={t('users.description')} />
       <Card>
         <CardContent className="space-y-4 pt-4 sm:pt-6">
-          <div className="grid grid-cols-1 gap-3 sm:grid-cols-[1fr_auto_auto]">
+          <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-[1fr_auto_auto]">
             <SearchField label={t('users.searchLabel')} placeholder={t('users.searchPlaceholder')} value={list.search} onChange={list.setSearch} />
             <SelectField
               label={t('users.roleFilter')}
               value={list.filters.role}
               onChange={(value) => list.setFilter('role', value)}
               options={[{ value: 'all' as const, label: t('users.allRoles') }, ...ROLE_OPTIONS.map((role) => ({ value: role, label: t(`roles.${role}`) }))]}
-              className="sm:w-44"
+              className="lg:w-44"
             />
             <SelectField
               label={t('users.statusFilter')}
               value={list.filters.status}
               onChange={(value) => list.setFilter('status', value)}
               options={[{ value: 'all' as const, label: t('users.allStatuses') }, ...STATUSES.map((status) => ({ value: status, label: t(`statuses.${status}`) }))]}
-              className="sm:w-44"
+              className="lg:w-44"
             />
+          </div>
+          <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-[auto_auto_auto_1fr] lg:items-end">
+            <SelectField
+              label={t('adminLists.verifiedFilter')}
+              value={list.filters.verified}
+              onChange={(value) => list.setFilter('verified', value)}
+              options={[
+                { value: 'all' as const, label: t('adminLists.any') },
+                { value: 'true' as const, label: t('adminLists.verified') },
+                { value: 'false' as const, label: t('adminLists.unverified') },
+              ]}
+              className="lg:w-44"
+            />
+            <SelectField
+              label={t('adminLists.mfaFilter')}
+              value={list.filters.mfa}
+              onChange={(value) => list.setFilter('mfa', value)}
+              options={[
+                { value: 'all' as const, label: t('adminLists.any') },
+                { value: 'true' as const, label: t('adminLists.mfaOn') },
+                { value: 'false' as const, label: t('adminLists.mfaOff') },
+              ]}
+              className="lg:w-44"
+            />
+            <SelectField
+              label={t('adminLists.inactiveFilter')}
+              value={list.filters.inactive}
+              onChange={(value) => list.setFilter('inactive', value)}
+              options={[
+                { value: 'all' as const, label: t('adminLists.any') },
+                ...INACTIVE_DAYS.map((days) => ({ value: days, label: t('adminLists.inactiveFor', { count: days }) })),
+              ]}
+              className="lg:w-52"
+            />
+            {/* Below md the table's column headers are hidden: the sort is chosen here instead. */}
+            <SelectField
+              label={t('adminLists.sortBy')}
+              value={`${list.filters.sort}:${list.filters.order}`}
+              onChange={(value) => {
+                const [sort, order] = value.split(':') as [UserSort, SortOrder]
+                sortBy(sort, order)
+              }}
+              options={USER_SORTS.flatMap((sort) =>
+                SORT_ORDERS.map((order) => ({
+                  value: `${sort}:${order}`,
+                  label: t('adminLists.sortOption', { column: t(`adminLists.sorts.${sort}`), order: t(`adminLists.orders.${order}`) }),
+                })),
+              )}
+              className="md:hidden"
+            />
+            <div className="flex sm:col-span-2 md:col-span-1 lg:justify-end">
+              <ExportButton load={() => exportUsers(filters)} />
+            </div>
           </div>
           {query.isPending ? (
             <PageSpinner />
@@ -78,7 +148,7 @@ export function UsersPage() {
             <EmptyState title={t('users.empty')} />
           ) : (
             <>
-              <UsersTable users={users} actor={actor} onEdit={edit} onDelete={remove} />
+              <UsersTable users={users} actor={actor} onEdit={edit} onDelete={remove} sort={list.filters.sort} order={list.filters.order} onSort={sortBy} />
               <Pagination page={list.page} pages={query.data?.pagination.pages ?? 1} onChange={list.setPage} hideSingle />
             </>
           )}

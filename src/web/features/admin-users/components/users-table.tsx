@@ -1,14 +1,18 @@
 import type { ReactNode } from 'react'
+import ArrowDown from 'lucide-react/icons/arrow-down'
+import ArrowUp from 'lucide-react/icons/arrow-up'
+import ArrowUpDown from 'lucide-react/icons/arrow-up-down'
 import EllipsisVertical from 'lucide-react/icons/ellipsis-vertical'
 import Pencil from 'lucide-react/icons/pencil'
 import Trash2 from 'lucide-react/icons/trash-2'
+import type { AdminUser, SortOrder, UserSort } from '~shared/schemas/lists'
 import type { User } from '~shared/schemas/user'
 import { Avatar } from '~web/components/ui/avatar'
 import { Badge, RoleBadge, StatusBadge } from '~web/components/ui/badge'
 import { buttonClass } from '~web/components/ui/button'
 import { Menu, MenuContent, MenuItem, MenuTrigger } from '~web/components/ui/dropdown-menu'
 import { useI18n } from '~web/lib/i18n'
-import { formatDate } from '~web/lib/time'
+import { formatDate, formatDateTime, relativeTime } from '~web/lib/time'
 import { deleteBlockedReason, editBlockedReason } from '../user-rules'
 
 /**
@@ -17,8 +21,25 @@ import { deleteBlockedReason, editBlockedReason } from '../user-rules'
  * (the user's id) so focus can be given back to it when a dialog it opened closes; the table
  * itself can take focus when no row is left to take it.
  */
-export function UsersTable({ users, actor, onEdit, onDelete }: { users: User[]; actor: User; onEdit: (user: User) => void; onDelete: (user: User) => void }) {
+export function UsersTable({
+  users,
+  actor,
+  onEdit,
+  onDelete,
+  sort,
+  order,
+  onSort,
+}: {
+  users: AdminUser[]
+  actor: User
+  onEdit: (user: User) => void
+  onDelete: (user: User) => void
+  sort: UserSort
+  order: SortOrder
+  onSort: (sort: UserSort, order: SortOrder) => void
+}) {
   const { t } = useI18n()
+  const sorting = { sort, order, onSort }
   return (
     // From md up it is a real table; should it ever be wider than the card (a very long word in a
     // name), it scrolls inside the card rather than the page scrolling sideways.
@@ -26,20 +47,29 @@ export function UsersTable({ users, actor, onEdit, onDelete }: { users: User[]; 
       <table tabIndex={-1} data-users-table className="w-full text-left text-sm outline-none">
         <thead className="hidden border-b border-line text-muted md:table-header-group">
           <tr>
-            <th scope="col" className="px-2 py-2 font-medium xl:px-3">
-              {t('users.columns.user')}
+            <th scope="col" aria-sort={ariaSort(sorting, 'name', 'email')} className="px-2 py-2 font-medium xl:px-3">
+              <span className="flex flex-wrap items-center gap-x-2">
+                <span>{t('users.columns.user')}</span>
+                <span aria-hidden>·</span>
+                <SortButton column="name" label={t('adminLists.sorts.name')} {...sorting} />
+                <span aria-hidden>·</span>
+                <SortButton column="email" label={t('adminLists.sorts.email')} {...sorting} />
+              </span>
             </th>
-            <th scope="col" className="px-2 py-2 font-medium xl:px-3">
-              {t('users.columns.role')}
+            <th scope="col" aria-sort={ariaSort(sorting, 'role')} className="px-2 py-2 font-medium xl:px-3">
+              <SortButton column="role" label={t('users.columns.role')} {...sorting} />
             </th>
-            <th scope="col" className="px-2 py-2 font-medium xl:px-3">
-              {t('users.columns.status')}
+            <th scope="col" aria-sort={ariaSort(sorting, 'status')} className="px-2 py-2 font-medium xl:px-3">
+              <SortButton column="status" label={t('users.columns.status')} {...sorting} />
             </th>
             <th scope="col" className="px-2 py-2 font-medium xl:px-3">
               {t('users.columns.emailVerified')}
             </th>
-            <th scope="col" className="px-2 py-2 font-medium xl:px-3">
-              {t('users.columns.created')}
+            <th scope="col" aria-sort={ariaSort(sorting, 'createdAt')} className="px-2 py-2 font-medium xl:px-3">
+              <SortButton column="createdAt" label={t('users.columns.created')} {...sorting} />
+            </th>
+            <th scope="col" aria-sort={ariaSort(sorting, 'lastSignInAt')} className="px-2 py-2 font-medium xl:px-3">
+              <SortButton column="lastSignInAt" label={t('adminLists.lastSignIn')} {...sorting} />
             </th>
             <th scope="col" className="px-2 py-2 text-right font-medium xl:px-3">
               {t('users.columns.actions')}
@@ -73,6 +103,17 @@ export function UsersTable({ users, actor, onEdit, onDelete }: { users: User[]; 
               <Cell label={t('users.columns.created')}>
                 <span className="whitespace-nowrap">{formatDate(user.createdAt)}</span>
               </Cell>
+              <Cell label={t('adminLists.lastSignIn')}>
+                {user.lastSignInAt ? (
+                  <time dateTime={user.lastSignInAt} title={formatDateTime(user.lastSignInAt)} className="whitespace-nowrap" data-last-sign-in>
+                    {relativeTime(user.lastSignInAt)}
+                  </time>
+                ) : (
+                  <span className="text-muted" data-last-sign-in>
+                    {t('adminLists.never')}
+                  </span>
+                )}
+              </Cell>
               <td className="absolute top-3 right-0 md:static md:px-2 md:py-3 md:text-right xl:px-3">
                 <RowActions user={user} actor={actor} onEdit={onEdit} onDelete={onDelete} />
               </td>
@@ -81,6 +122,41 @@ export function UsersTable({ users, actor, onEdit, onDelete }: { users: User[]; 
         </tbody>
       </table>
     </div>
+  )
+}
+
+interface Sorting {
+  sort: UserSort
+  order: SortOrder
+  onSort: (sort: UserSort, order: SortOrder) => void
+}
+
+/** The header's aria-sort: set on the sorted column only, as the ARIA practices advise. */
+function ariaSort({ sort, order }: Sorting, ...columns: UserSort[]): 'ascending' | 'descending' | undefined {
+  if (!columns.includes(sort)) return undefined
+  return order === 'asc' ? 'ascending' : 'descending'
+}
+
+/**
+ * A column header's sort button: the first press sorts ascending (dates newest first), the next
+ * reverses. Its name says the column and, for the sorted one, the order.
+ */
+function SortButton({ column, label, sort, order, onSort }: Sorting & { column: UserSort; label: string }) {
+  const { t } = useI18n()
+  const active = sort === column
+  const firstOrder: SortOrder = column === 'createdAt' || column === 'lastSignInAt' ? 'desc' : 'asc'
+  const next: SortOrder = active ? (order === 'asc' ? 'desc' : 'asc') : firstOrder
+  const Icon = active ? (order === 'asc' ? ArrowUp : ArrowDown) : ArrowUpDown
+  return (
+    <button
+      type="button"
+      onClick={() => onSort(column, next)}
+      className="-mx-1 inline-flex items-center gap-1 rounded px-1 py-0.5 font-medium hover:text-fg"
+      aria-label={active ? t('adminLists.sortedBy', { column: label, order: t(`adminLists.orders.${order}`) }) : t('adminLists.sortByColumn', { column: label })}
+    >
+      {label}
+      <Icon aria-hidden className={active ? 'size-3.5 text-fg' : 'size-3.5 opacity-60'} />
+    </button>
   )
 }
 

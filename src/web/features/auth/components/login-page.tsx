@@ -1,4 +1,5 @@
-import { lazy, Suspense, useState } from 'react'
+import KeyRound from 'lucide-react/icons/key-round'
+import { lazy, Suspense, useEffect, useState } from 'react'
 import type { MfaRequired } from '~shared/schemas/two-factor'
 import { Link, Navigate, useLocation, useNavigate } from 'react-router'
 import { Alert } from '~web/components/ui/alert'
@@ -12,7 +13,9 @@ import { applyServerFieldErrors, lazySchema, useSchemaForm } from '~web/lib/form
 import { type TranslationKey, useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
 import { notify } from '~web/lib/toast'
+import { browserHasPasskeyAutofill, browserHasWebAuthn } from '~web/lib/webauthn'
 import { login } from '../api/login'
+import { cancelPasskeyAutofill, PasskeyCeremonyError, signInWithPasskey } from '../api/passkey-sign-in'
 import { loginMessageKey } from '../login-message'
 import { AuthCard } from './auth-card'
 
@@ -38,10 +41,57 @@ export function LoginPage() {
   const [secondStep, setSecondStep] = useState<(MfaRequired & { email: string }) | null>(null)
   const form = useSchemaForm({ schema: loginSchema, defaultValues: { email: '', password: '' } })
   const { errors, isSubmitting } = form.formState
+  // Passkey controls only where the browser has WebAuthn: none at all elsewhere.
+  const [passkeys] = useState(browserHasWebAuthn)
+  const [passkeyBusy, setPasskeyBusy] = useState(false)
+
+  /** What a passkey sign-in that did not succeed tells the person (nothing when the page is gone). */
+  const passkeyFailed = (error: unknown) => {
+    const blocked = blockedStateOf(error)
+    if (blocked) return void navigate(accountStatusPath(blocked))
+    if (error instanceof PasskeyCeremonyError) return setFailure({ key: 'passkeys.signInCancelled', email: '' })
+    const code = isApiError(error) ? error.code : undefined
+    setFailure({ key: code === 'INVALID_CREDENTIALS' ? 'passkeys.signInInvalid' : loginMessageKey(isApiError(error) ? error.message : '', code), email: '' })
+  }
+
+  // Passkeys offered in the e-mail field's autofill, where the browser can (conditional mediation):
+  // the request waits for the person to pick one; leaving the page or the button cancels it.
+  useEffect(() => {
+    if (!passkeys) return
+    let active = true
+    void browserHasPasskeyAutofill().then((available) => {
+      if (!available || !active) return
+      signInWithPasskey({ autofill: true }).then(
+        () => notify.success(t('login.success')),
+        (error: unknown) => {
+          if (active && !(error instanceof PasskeyCeremonyError)) passkeyFailed(error)
+        },
+      )
+    })
+    return () => {
+      active = false
+      void cancelPasskeyAutofill()
+    }
+    // Started once per visit of the page.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [passkeys])
 
   // Signed in (now or already): on to the page that was asked for. A blocked account's stale
   // session does not count, or its owner could never reach this form again.
   if (current.authenticated && current.user?.status === 'ACTIVE') return <Navigate to={safeReturnPath(state.from) ?? paths.dashboard} replace />
+
+  const onPasskey = async () => {
+    setFailure(null)
+    setPasskeyBusy(true)
+    try {
+      await signInWithPasskey()
+      notify.success(t('login.success'))
+    } catch (error) {
+      passkeyFailed(error)
+    } finally {
+      setPasskeyBusy(false)
+    }
+  }
 
   const onSubmit = form.handleSubmit(async (values) => {
     setFailure(null)
@@ -83,7 +133,7 @@ export function LoginPage() {
       {failure ? (
         <Alert tone="error">
           <p>{t(failure.key)}</p>
-          {failure.key === 'login.errors.notVerified' ? (
+          {failure.key === 'login.errors.notVerified' && failure.email ? (
             <Link to={verifyEmailPath(failure.email)} className={buttonClass('link', 'md', 'mt-1 text-inherit underline')}>
               {t('login.resendVerification')}
             </Link>
@@ -92,7 +142,7 @@ export function LoginPage() {
       ) : null}
       <form noValidate onSubmit={onSubmit} onFocus={form.preload} className="space-y-4">
         <Field label={t('login.email')} error={errors.email?.message}>
-          <Input type="email" autoComplete="email" inputMode="email" {...form.register('email')} />
+          <Input type="email" autoComplete={passkeys ? 'username webauthn' : 'email'} inputMode="email" {...form.register('email')} />
         </Field>
         <Field label={t('login.password')} error={errors.password?.message}>
           <PasswordInput autoComplete="current-password" {...form.register('password')} />
@@ -106,6 +156,17 @@ export function LoginPage() {
           {isSubmitting ? t('login.submitting') : t('login.submit')}
         </Button>
       </form>
+      {passkeys ? (
+        <div className="space-y-4">
+          <p className="flex items-center gap-3 text-xs text-muted uppercase before:h-px before:flex-1 before:bg-line after:h-px after:flex-1 after:bg-line">
+            {t('passkeys.or')}
+          </p>
+          <Button variant="outline" className="w-full" onClick={() => void onPasskey()} disabled={passkeyBusy}>
+            <KeyRound aria-hidden className="size-4" />
+            {passkeyBusy ? t('passkeys.signingIn') : t('passkeys.signIn')}
+          </Button>
+        </div>
+      ) : null}
     </AuthCard>
   )
 }

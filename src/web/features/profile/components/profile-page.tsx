@@ -3,6 +3,7 @@ import { Tab, TabList, TabPanel, Tabs } from '~web/components/ui/tabs'
 import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
 import { TwoFactorSection } from '~web/features/security/components/two-factor-section'
+import { PasskeysSection } from '~web/features/security/components/passkeys-section'
 import { useProfile } from '../api/get-profile'
 import { ChangePasswordForm } from './change-password-form'
 import { ProfileForm } from './profile-form'
@@ -27,6 +28,7 @@ export function ProfilePage() {
           <div className="space-y-6">
             <ChangePasswordForm />
             <TwoFactorSection email={user.email} />
+            <PasskeysSection />
           </div>
         </TabPanel>
       </Tabs>
