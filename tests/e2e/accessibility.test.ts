@@ -60,7 +60,7 @@ async function secondStepPage(page: Page) {
   await page.goto('/login')
   await page.getByLabel('Email').fill(secondStepUser.email)
   await page.getByLabel('Password', { exact: true }).fill(secondStepUser.password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
   await page.getByLabel('Code from the app').waitFor()
 }
 
