@@ -32,6 +32,7 @@ export const ERROR_CODES = [
   // 404
   'NOT_FOUND',
   'USER_NOT_FOUND',
+  'SESSION_NOT_FOUND',
   // 409
   'CONFLICT',
   'EMAIL_TAKEN',

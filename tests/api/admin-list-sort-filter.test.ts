@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { USER_SORTS } from '~shared/schemas/lists'
 import { type SignedIn, useTestApp } from '../support/test-app'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
-import { quickUser } from './helpers/users'
+import { SoftwareAuthenticator } from '../support/software-authenticator'
+import { quickSignIn, quickUser } from './helpers/users'
 
 interface Listed {
   id: string
@@ -144,6 +145,19 @@ describe('user list: sort and filters', () => {
     expect(await dormant(41)).toEqual([people[3]!.id, ...never].sort())
     expect(await dormant(365)).toEqual([people[3]!.id, ...never].sort())
     expect(await dormant(500)).toEqual([...never].sort())
+  })
+
+  it('records a passkey sign-in as a sign-in too', async () => {
+    const holder = await quickSignIn(t, { name: `Passkey ${stamp}` })
+    const authenticator = new SoftwareAuthenticator('http://app.test')
+    const options = expectSuccess(await as(t, holder).post('/api/auth/passkeys/registration/options', {})).data
+    expectSuccess(await as(t, holder).post('/api/auth/passkeys/registration', { response: authenticator.create(options) }), 201)
+    t.clock.advance(60)
+    const challenge = expectSuccess(await t.request('POST', '/api/auth/passkeys/authentication/options')).data
+    const response = authenticator.get(challenge, { credentialId: authenticator.credentials[0]!.id })
+    expectSuccess(await t.request('POST', '/api/auth/passkeys/authentication', { body: { response } }))
+    const row = await t.ctx.db.selectFrom('users').select('last_sign_in_at').where('id', '=', holder.id).executeTakeFirstOrThrow()
+    expect(row.last_sign_in_at?.toISOString()).toBe(t.clock.now().toISOString())
   })
 
   it('refuses unknown sorts, orders and filter values, and non-positive inactiveDays, with the field named', async () => {

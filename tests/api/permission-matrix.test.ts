@@ -1,7 +1,9 @@
+import crypto from 'node:crypto'
 import { generateSync } from 'otplib'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Role } from '~shared/constants'
 import { API_ACCESS, type ApiEndpoint } from '~shared/permissions'
+import { hashToken } from '~server/auth/secure-token'
 import { commitChange } from '~server/change'
 import { turnOffSecondFactors } from '~server/use-cases/disable-two-factor'
 import { SoftwareAuthenticator } from '../support/software-authenticator'
@@ -10,7 +12,7 @@ import { dataUrl, pngImage } from './helpers/images'
 import { quickSignIn, quickUser } from './helpers/users'
 
 /**
- * Every profile, picture, activity, administration and two-factor call against every role and anonymous:
+ * Every signed-in devices, profile, picture, activity, administration, two-factor and passkey call against every role and anonymous:
  * the answers below, written out by hand from the product's rules (not read from the permission
  * table the server uses, so a wrong edit of that table fails here). 200 is success, 401 asks an
  * anonymous caller to sign in, 403 refuses a role. Unsafe methods also need the session's own
@@ -28,11 +30,19 @@ interface Call {
 
 type Area = Extract<
   ApiEndpoint,
-  `${string} /users/${string}` | `${string} /activity` | `${string} /admin/${string}` | `${string} /auth/mfa${string}` | `${string} /auth/passkeys${string}`
+  | `${string} /auth/sessions${string}`
+  | `${string} /users/${string}`
+  | `${string} /activity`
+  | `${string} /admin/${string}`
+  | `${string} /auth/mfa${string}`
+  | `${string} /auth/passkeys${string}`
 >
 type Answer = 200 | 201 | 401 | 403
 
 const EXPECTED: Record<Area, Record<Caller, Answer>> = {
+  'GET /auth/sessions': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'DELETE /auth/sessions/:id': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'DELETE /auth/sessions': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'GET /users/profile': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'PUT /users/profile': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'PUT /users/change-password': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -97,6 +107,10 @@ describe('permission matrix', () => {
 
   /** A valid request for each call, so that an allowed caller really succeeds. */
   const calls: Record<Area, (caller: Caller) => Promise<Call>> = {
+    'GET /auth/sessions': async () => ({ method: 'GET', url: '/api/auth/sessions' }),
+    // Another session of the caller's own, signed in for the occasion.
+    'DELETE /auth/sessions/:id': async (caller) => ({ method: 'DELETE', url: `/api/auth/sessions/${await otherSessionOf(caller)}` }),
+    'DELETE /auth/sessions': async () => ({ method: 'DELETE', url: '/api/auth/sessions' }),
     'GET /users/profile': async () => ({ method: 'GET', url: '/api/users/profile' }),
     'PUT /users/profile': async () => ({ method: 'PUT', url: '/api/users/profile', body: { name: 'Matrix Renamed' } }),
     'PUT /users/change-password': async () => ({
@@ -160,6 +174,16 @@ describe('permission matrix', () => {
     return code
   }
 
+  async function otherSessionOf(caller: Caller): Promise<string> {
+    if (caller === 'anonymous') return crypto.randomUUID()
+    const user = callers[caller]
+    const signedIn = await t.login(user.email, user.password)
+    expect(signedIn.statusCode, signedIn.body).toBe(200)
+    const token = hashToken(signedIn.json().data.refreshToken)
+    const row = await t.ctx.db.selectFrom('refresh_tokens').select('session_id').where('token_hash', '=', token).executeTakeFirstOrThrow()
+    return row.session_id
+  }
+
   const send = (call: Call, caller: Caller, csrf: 'own' | 'none' | 'foreign' = 'own') => {
     if (caller === 'anonymous') return t.request(call.method, call.url, call.body !== undefined ? { body: call.body } : {})
     const user = callers[caller]
@@ -171,8 +195,8 @@ describe('permission matrix', () => {
     })
   }
 
-  it('covers every profile, picture, activity, administration, two-factor and passkey endpoint of the permission table', () => {
-    const inTable = Object.keys(API_ACCESS).filter((key) => / \/(users|activity|admin|auth\/mfa|auth\/passkeys)/.test(key))
+  it('covers every signed-in devices, two-factor, passkey, profile, picture, activity and administration endpoint of the permission table', () => {
+    const inTable = Object.keys(API_ACCESS).filter((key) => / \/(auth\/sessions|users|activity|admin|auth\/mfa|auth\/passkeys)/.test(key))
     expect(Object.keys(calls).sort()).toEqual(inTable.sort())
     expect(Object.keys(EXPECTED).sort()).toEqual(inTable.sort())
   })

@@ -32,17 +32,19 @@ const HOT = {
   rotation: /FROM rotate_refresh_token\(/,
   secondStepRead: /from "mfa_challenges" as "c"/,
   secondStepUse: /SELECT use_second_step\(/,
+  devices: /to_char\(.*from "sessions" where "user_id" = \$1 and "revoked_at" is null/,
 }
 
 // PostgreSQL plans a named statement for its values on its first five runs, then generically.
 const RUNS = 7
 
 describe('statements on the hottest paths', () => {
-  it('the session check, the credentials read, the session start, the refresh and the second sign-in step run named, with a generic plan', async () => {
+  it('the session check, the credentials read, the session start, the refresh, the second sign-in step and the devices list run named, with a generic plan', async () => {
     const user = await t.createUser()
     let session = await signInAs(t, user)
     for (let run = 1; run < RUNS; run++) session = await signInAs(t, user)
     for (let run = 0; run < RUNS; run++) expect((await me(t, session.accessToken)).statusCode).toBe(200)
+    for (let run = 0; run < RUNS; run++) expect((await t.request('GET', '/api/auth/sessions', { token: session.accessToken })).statusCode).toBe(200)
     let refreshToken = session.refreshToken
     for (let run = 0; run < RUNS; run++) {
       const answer = await refresh(t, refreshToken)

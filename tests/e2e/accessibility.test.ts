@@ -125,6 +125,16 @@ async function openActions(page: Page, who: { name: string; email: string }) {
   await page.getByRole('menu').waitFor()
 }
 
+/** Signs the administrator in once more, as Firefox on Windows, so the devices list has another device. */
+async function signInElsewhere(page: Page) {
+  const { email, password } = e2e.server.admin
+  const answer = await page.request.post('/api/auth/login', {
+    data: { email, password },
+    headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0' },
+  })
+  expect(answer.status()).toBe(200)
+}
+
 const SCREENS: Screen[] = [
   // Signed out.
   at('visitor', 'login', '/login', 'Sign in'),
@@ -157,6 +167,33 @@ const SCREENS: Screen[] = [
       await page.getByLabel('Recovery code').fill('aaaa-bbbb-cccc-dddd')
       await page.getByRole('button', { name: 'Verify' }).click()
       await page.getByRole('alert').waitFor()
+    },
+  },
+  {
+    // The language chooser of the signed-out pages, used: the page in French.
+    name: 'login-language-chosen',
+    who: 'visitor',
+    async open(page) {
+      await page.goto('/login')
+      await page.getByRole('combobox', { name: 'Language' }).selectOption('fr')
+      await h1(page, 'Connexion')
+      return async () => {
+        await page.goto('/login')
+        await page.getByRole('combobox', { name: 'Langue' }).selectOption('en')
+        await h1(page, 'Sign in')
+      }
+    },
+  },
+  {
+    name: 'login-session-ended',
+    who: 'visitor',
+    async open(page) {
+      await page.goto('/login')
+      await h1(page, 'Sign in')
+      // What the guard hands over when a session ended on its own (the router keeps it in history.state.usr).
+      await page.evaluate(() => window.history.replaceState({ ...window.history.state, usr: { sessionEnded: true } }, ''))
+      await page.reload()
+      await page.getByRole('status').filter({ hasText: 'Your session has ended. Please sign in again.' }).waitFor()
     },
   },
   at('visitor', 'register', '/register', 'Create an account'),
@@ -287,9 +324,24 @@ const SCREENS: Screen[] = [
     name: 'profile-security',
     who: 'admin',
     async open(page) {
+      // Another device in the signed-in devices list, with its Sign out button.
+      await signInElsewhere(page)
       await page.goto('/profile')
       await page.getByRole('tab', { name: 'Security' }).click()
       await page.getByLabel('Current Password').waitFor()
+      await page.getByRole('list', { name: 'Signed-in devices' }).getByText('Firefox 133 on Windows').first().waitFor()
+    },
+  },
+  {
+    name: 'sign-out-other-devices-dialog',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await signInElsewhere(page)
+      await page.goto('/profile')
+      await page.getByRole('tab', { name: 'Security' }).click()
+      await page.getByRole('button', { name: 'Sign out of all other devices' }).click()
+      await page.getByRole('dialog', { name: 'Sign out of all other devices?' }).waitFor()
     },
   },
   {
@@ -506,6 +558,8 @@ const SCREENS: Screen[] = [
 
   // The developer's and the moderator's own pages.
   at('developer', 'developer-dashboard', '/developer', 'Developer Dashboard'),
+  // Access Denied inside the app's frame, for a signed-in user sent there.
+  at('developer', 'unauthorized-signed-in', '/admin', 'Access Denied', (page) => page.getByRole('navigation', { name: 'Side menu' }).first().waitFor()),
   {
     name: 'developer-change-status',
     who: 'developer',

@@ -100,7 +100,7 @@ describe.each(['CLIENT', 'DEVELOPER', 'MODERATOR', 'ADMIN'] as const)('a %s', (r
 })
 
 describe('the guard', () => {
-  test('a moderator suspended while signed in is signed out at their next step, and signing in again says the account is suspended', async () => {
+  test('a moderator suspended while signed in is signed out at their next step and told why; signing in again says the account is suspended', async () => {
     const account = await e2e.accounts.create({ role: 'MODERATOR' })
     const app = await e2e.open()
     const { page } = app
@@ -110,12 +110,15 @@ describe('the guard', () => {
 
     await e2e.accounts.update(account, { status: 'SUSPENDED' })
     await page.getByRole('complementary').getByRole('link', { name: 'My Activity' }).click()
-    await page.waitForURL('**/login')
+    const suspendedPage = (url: URL) =>
+      url.pathname === '/account-status' && url.searchParams.get('status') === 'suspended' && url.searchParams.get('email') === account.email
+    await page.waitForURL(suspendedPage)
+    await heading(page, 'Account Suspended')
     expect((await storedSession(page)).accessToken).toBeNull()
+
+    await page.goto('/login')
     await signInThroughPage(page, account)
-    await page.waitForURL(
-      (url) => url.pathname === '/account-status' && url.searchParams.get('status') === 'suspended' && url.searchParams.get('email') === account.email,
-    )
+    await page.waitForURL(suspendedPage)
     await heading(page, 'Account Suspended')
   })
 

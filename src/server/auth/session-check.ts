@@ -6,12 +6,16 @@ import { forbidden, type HttpError, unauthorized } from '~server/http/errors'
 /**
  * The check every signed-in call passes: the bearer access token is valid, its session is live
  * in the database and its account may be signed in. Checked against the database on every call,
- * so a sign-out, a revocation or a status change takes effect on the very next request.
+ * so a sign-out, a revocation or a status change takes effect on the very next request. The
+ * session's last use is written at most once a minute (docs/decisions/0310).
  */
 export interface AuthState {
   user: UserRecord
   sessionId: string
 }
+
+/** How stale a session's recorded last use may grow before a signed-in call writes it again. */
+export const LAST_USE_PRECISION_MS = 60_000
 
 export async function checkSession(ctx: AppContext, authorization: string | undefined): Promise<AuthState> {
   const token = typeof authorization === 'string' && /^Bearer [^\s]+$/i.test(authorization) ? authorization.slice(7) : null
@@ -24,14 +28,20 @@ export async function checkSession(ctx: AppContext, authorization: string | unde
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .select(userColumns.map((column) => `u.${column}` as const))
+    .select('s.last_used_at as session_last_used_at')
     .where('s.id', '=', claims.sessionId)
     .where('s.user_id', '=', claims.userId)
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', ctx.clock())
-  const user = (await runNamedStatement(ctx.db, liveSessionUser.compile())).rows[0]
-  if (!user) throw await endedSessionRefusal(ctx, claims)
+  const row = (await runNamedStatement(ctx.db, liveSessionUser.compile())).rows[0]
+  if (!row) throw await endedSessionRefusal(ctx, claims)
+  const { session_last_used_at: lastUsedAt, ...user } = row
   const refusal = accountRefusal(user)
   if (refusal) throw refusal
+  const now = ctx.clock()
+  if (!lastUsedAt || now.getTime() - lastUsedAt.getTime() >= LAST_USE_PRECISION_MS) {
+    await ctx.db.updateTable('sessions').set({ last_used_at: now }).where('id', '=', claims.sessionId).execute()
+  }
   return { user, sessionId: claims.sessionId }
 }
 

@@ -17,6 +17,12 @@ import { generateToken, hashToken } from './secure-token'
 
 export const REFRESH_REUSE_GRACE_SECONDS = 10
 
+/**
+ * How long an account's sessions, ended ones included, are remembered: a browser and system used
+ * within it is not a new device to the new-sign-in notice (docs/decisions/0311).
+ */
+export const SEEN_DEVICES_SECONDS = 90 * 24 * 60 * 60
+
 export interface SessionLifetimes {
   /** Idle life: a session unused for this long ends. */
   idleSeconds: number
@@ -135,6 +141,23 @@ export async function deleteEndedSessions(db: Db, olderThan: Date): Promise<numb
   const result = await db
     .deleteFrom('sessions')
     .where((eb) => eb.or([eb('expires_at', '<', olderThan), eb('revoked_at', '<', olderThan), eb('idle_expires_at', '<', olderThan)]))
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
+/**
+ * Removes the refresh tokens of sessions that ended long ago while the session rows stay (the
+ * new-sign-in notice remembers the devices of the last 90 days by them); run from housekeeping.
+ */
+export async function deleteEndedSessionTokens(db: Db, olderThan: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('refresh_tokens')
+    .where('session_id', 'in', (eb) =>
+      eb
+        .selectFrom('sessions')
+        .select('id')
+        .where((s) => s.or([s('expires_at', '<', olderThan), s('revoked_at', '<', olderThan), s('idle_expires_at', '<', olderThan)])),
+    )
     .executeTakeFirst()
   return Number(result.numDeletedRows)
 }

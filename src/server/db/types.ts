@@ -43,6 +43,8 @@ export interface SessionsTable {
   user_agent: string | null
   /** The current refresh token, sealed, for replays within the grace (migration 0007). */
   refresh_token_sealed: Buffer | null
+  /** When the session last passed the session check, to the minute (migration 0009). */
+  last_used_at: Timestamp | null
 }
 
 export interface RefreshTokensTable {

@@ -3,7 +3,7 @@
  * (`12:04:31 POST /api/auth/login 200 41 ms`), nothing for the web app's files, and every other
  * entry as its time, level, message and a few fields. It reformats the JSON lines pino writes,
  * after the redaction of decision 0304 (`hooks.streamWrite` in logging.ts), so it shows no more
- * than the JSON would. Used only in development on a terminal (`LOG_FORMAT`, config/env.ts);
+ * than the JSON would. Used only in development on a terminal (`LOG_FORMAT`, config/env.ts, decision 0212);
  * production and any log that is piped stay JSON.
  */
 

@@ -1,19 +1,22 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import { addSeconds, type Clock } from '~server/clock'
-import { deleteEndedSessions, forgetSealedRefreshTokens } from '~server/auth/sessions'
+import { deleteEndedSessions, deleteEndedSessionTokens, forgetSealedRefreshTokens, SEEN_DEVICES_SECONDS } from '~server/auth/sessions'
 import { deleteExpiredMfaChallenges } from '~server/data/second-factors'
 import { deleteExpiredChallenges } from '~server/auth/webauthn-challenges'
 import type { Database } from '~server/db/types'
 
 /**
- * Hourly clean-up of what has no use left: sessions ended more than a week ago (with their
- * refresh tokens), sealed refresh tokens past their grace, expired one-time tokens, sign-ins that
- * waited in vain for their second step, passkey challenges nobody answered and throttling windows
- * that are over. The activity log is never touched.
+ * Hourly clean-up of what has no use left: the refresh tokens of sessions ended more than a week
+ * ago, the sessions themselves once they ended more than 90 days ago (until then they tell the
+ * new-sign-in notice which devices the account used, docs/decisions/0311), sealed refresh tokens
+ * past their grace, expired one-time tokens, sign-ins that waited in vain for their second step,
+ * passkey challenges nobody answered and throttling windows that are over. The activity log is
+ * never touched.
  */
 const EVERY_MS = 60 * 60 * 1000
-const KEEP_ENDED_SESSIONS_SECONDS = 7 * 24 * 60 * 60
+const KEEP_ENDED_SESSION_TOKENS_SECONDS = 7 * 24 * 60 * 60
+const KEEP_ENDED_SESSIONS_SECONDS = SEEN_DEVICES_SECONDS
 
 export class Housekeeping {
   private timer: NodeJS.Timeout | undefined
@@ -39,6 +42,7 @@ export class Housekeeping {
 
   async run(): Promise<void> {
     const now = this.clock()
+    await deleteEndedSessionTokens(this.db, addSeconds(now, -KEEP_ENDED_SESSION_TOKENS_SECONDS))
     await deleteEndedSessions(this.db, addSeconds(now, -KEEP_ENDED_SESSIONS_SECONDS))
     await forgetSealedRefreshTokens(this.db, now)
     await this.db

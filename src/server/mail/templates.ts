@@ -77,6 +77,14 @@ export function renderMail(message: MailMessage, appName: string): RenderedMail 
       return compose(message, rendering, part, message.loginLink)
     case 'password-changed':
       return compose(message, rendering, part)
+    case 'new-sign-in':
+      // What the User-Agent did not say is a dash; the time is UTC, the same for every reader.
+      return compose(
+        { ...message, browser: message.browser ?? '—', os: message.os ?? '—', ip: message.ip ?? '—', at: signInTime(message.at) },
+        rendering,
+        part,
+        message.link,
+      )
     case 'two-factor-enabled':
     case 'two-factor-disabled':
     case 'recovery-codes-replaced':
@@ -84,3 +92,6 @@ export function renderMail(message: MailMessage, appName: string): RenderedMail 
       return compose(message, rendering, part, message.profileLink)
   }
 }
+
+/** "2026-06-01 12:00 UTC": the same for every reader, whatever their time zone. */
+const signInTime = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`

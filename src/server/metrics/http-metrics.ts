@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import type { Metrics } from './metrics'
-import { signInOutcome } from './sign-in-outcome'
+import { type SignInOutcome, signInOutcome } from './sign-in-outcome'
 
-/** Routes whose answers are counted as sign-in outcomes. */
-const SIGN_IN_ROUTES = new Set(['POST /api/auth/login'])
+/** Routes whose answers are counted as sign-in outcomes, and the counter each goes to. */
+const SIGN_IN_ROUTES = new Map<string, (metrics: Metrics, outcome: SignInOutcome) => void>([
+  ['POST /api/auth/login', (metrics, outcome) => metrics.countSignIn(outcome)],
+  ['POST /api/auth/passkeys/authentication', (metrics, outcome) => metrics.countPasskeySignIn(outcome)],
+])
 
 /**
  * Times every answer by route pattern and status, and counts sign-in outcomes. Kept to a hook of
@@ -17,10 +20,13 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): voi
 
   // Only the sign-in route carries the hook that reads answers: no other request pays for it.
   app.addHook('onRoute', (route) => {
-    const methods = [route.method].flat()
-    if (!methods.some((method) => SIGN_IN_ROUTES.has(`${method} ${route.url}`))) return
+    const count = [route.method]
+      .flat()
+      .map((method) => SIGN_IN_ROUTES.get(`${method} ${route.url}`))
+      .find((counter) => counter !== undefined)
+    if (!count) return
     const countOutcome = (_request: unknown, reply: { statusCode: number }, payload: unknown, done: (error: null, payload: unknown) => void) => {
-      metrics.countSignIn(signInOutcome(reply.statusCode, payload))
+      count(metrics, signInOutcome(reply.statusCode, payload))
       done(null, payload)
     }
     route.onSend = [...[route.onSend ?? []].flat(), countOutcome] as typeof route.onSend

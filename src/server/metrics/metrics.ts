@@ -45,6 +45,7 @@ export class Metrics {
   private sources: MetricsSources | undefined
   private readonly requestDurations = new RequestDurations(DURATION_BUCKETS)
   private readonly signIns: client.Counter<'outcome'>
+  private readonly passkeySignIns: client.Counter<'outcome'>
   private readonly hashRejections: client.Counter
   private readonly mailAttempts: client.Counter<'outcome'>
 
@@ -60,6 +61,13 @@ export class Metrics {
       registers,
     })
     for (const outcome of SIGN_IN_OUTCOMES) this.signIns.inc({ outcome }, 0)
+    this.passkeySignIns = new client.Counter({
+      name: 'accounts_passkey_sign_ins_total',
+      help: 'Answers to POST /api/auth/passkeys/authentication, by outcome',
+      labelNames: ['outcome'],
+      registers,
+    })
+    for (const outcome of SIGN_IN_OUTCOMES) this.passkeySignIns.inc({ outcome }, 0)
     this.hashRejections = new client.Counter({
       name: 'accounts_password_hash_rejected_total',
       help: 'Requests turned away with a 503 because the password-hash queue was full',
@@ -151,6 +159,10 @@ export class Metrics {
 
   countSignIn(outcome: SignInOutcome): void {
     this.signIns.inc({ outcome })
+  }
+
+  countPasskeySignIn(outcome: SignInOutcome): void {
+    this.passkeySignIns.inc({ outcome })
   }
 
   countHashRejection(): void {

@@ -4,6 +4,7 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   verifyAuthenticationResponse,
 } from '@simplewebauthn/server'
+import type { Language } from '~shared/constants'
 import type { AuthResult } from '~shared/schemas/user'
 import { challengeOf, relyingParty, userHandleMatches } from '~server/auth/relying-party'
 import { accountRefusal } from '~server/auth/session-check'
@@ -15,6 +16,7 @@ import { findPasskeyForSignIn, recordPasskeyUse } from '~server/data/passkeys'
 import { toUser } from '~server/data/users'
 import { unauthorized } from '~server/http/errors'
 import { RULES } from '~server/rate-limit/rules'
+import { newSignInNotice } from './new-sign-in-notice'
 
 /**
  * Starts a passkey sign-in: request options with no allowed credentials listed (any discoverable
@@ -37,6 +39,8 @@ export interface PasskeySignInInput {
   response: AuthenticationResponseJSON
   ip: string
   userAgent: string | null
+  /** The language of the request, for the new-sign-in e-mail. */
+  lang: Language
 }
 
 /**
@@ -82,6 +86,8 @@ export async function signInWithPasskey(ctx: AppContext, input: PasskeySignInInp
     throw refusal
   }
 
+  // From a browser and system the account has not used lately: the new-sign-in e-mail (decision 0311).
+  const notice = await newSignInNotice(ctx, { user: found, ip, userAgent: input.userAgent, now: ctx.clock(), lang: input.lang })
   const started = await commitChange(ctx, async (c) => {
     const counted = await recordPasskeyUse(c.trx, {
       id: found.passkey_id,
@@ -91,7 +97,7 @@ export async function signInWithPasskey(ctx: AppContext, input: PasskeySignInInp
     })
     // Another sign-in with the same counter got there first: a cloned authenticator, or a replay.
     if (!counted) return null
-    return startSession(c.trx, {
+    const session = await startSession(c.trx, {
       userId: found.id,
       ip,
       userAgent: input.userAgent,
@@ -99,6 +105,8 @@ export async function signInWithPasskey(ctx: AppContext, input: PasskeySignInInp
       lifetimes: ctx.lifetimes,
       entry: { kind: 'logged in', activity: 'Logged in with a passkey' },
     })
+    if (notice) await c.mail(notice)
+    return session
   })
   if (!started) return refuse(found.id, 'Passkey check failed')
   const accessToken = ctx.accessTokens.sign({ userId: found.id, sessionId: started.sessionId })

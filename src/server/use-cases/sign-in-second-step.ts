@@ -1,17 +1,17 @@
+import type { Language } from '~shared/constants'
 import type { MfaRequired } from '~shared/schemas/two-factor'
 import type { AuthResult } from '~shared/schemas/user'
 import type { CookieJar } from '~server/auth/device-tokens'
 import { hashRecoveryCode } from '~server/auth/recovery-codes'
 import { generateToken, hashToken } from '~server/auth/secure-token'
 import { accountRefusal } from '~server/auth/session-check'
-import { startSession } from '~server/auth/sessions'
 import { acceptedTotpStep } from '~server/auth/totp'
 import { addSeconds } from '~server/clock'
 import type { AppContext } from '~server/context'
 import { createMfaChallenge, findSecondStep, useSecondStep } from '~server/data/second-factors'
-import { toUser } from '~server/data/users'
 import { unauthorized } from '~server/http/errors'
 import { RULES } from '~server/rate-limit/rules'
+import { openSession } from './open-session'
 import { secondFactorMethods } from './two-factor-status'
 
 /**
@@ -20,7 +20,7 @@ import { secondFactorMethods } from './two-factor-status'
  * instance can finish the sign-in), alive 5 minutes, used once, dead after 5 wrong codes. Its
  * codes count against the same sign-in limits as passwords, and nothing here hashes a password:
  * one read, one call that claims the code and uses the challenge (or counts the failure with its
- * entry), and the session start.
+ * entry), and the session start with the new-sign-in notice (`openSession`).
  */
 export const MFA_TOKEN_SECONDS = 5 * 60
 export const MFA_TOKEN_MAX_FAILURES = 5
@@ -41,6 +41,8 @@ export interface SecondStepInput {
   ip: string
   userAgent: string | null
   deviceCookie: CookieJar
+  /** The language of the request, for the new-sign-in e-mail. */
+  lang: Language
 }
 
 const invalidCode = () => unauthorized('Invalid code', 'INVALID_CODE')
@@ -82,14 +84,6 @@ export async function signInSecondStep(ctx: AppContext, input: SecondStepInput):
   const outcome = await useSecondStep(ctx.db, { tokenHash, now, maxFailures: MFA_TOKEN_MAX_FAILURES, step, recoveryHash, ip, failure: WRONG_CODE_ENTRY })
   if (outcome !== 'ok') throw invalidCode()
 
-  const { sessionId, refreshToken } = await startSession(ctx.db, {
-    userId: user.id,
-    ip,
-    userAgent: input.userAgent,
-    now,
-    lifetimes: ctx.lifetimes,
-    entry: { kind: 'logged in', activity: recoveryHash ? 'Logged in with a recovery code' : 'Logged in' },
-  })
   if (device) {
     await ctx.limiter.reset(RULES.signInByDevice, device)
   } else {
@@ -97,6 +91,11 @@ export async function signInSecondStep(ctx: AppContext, input: SecondStepInput):
     await ctx.limiter.undo(RULES.signInByIp, ip)
   }
   ctx.deviceTokens.remember(input.deviceCookie, user.id, now)
-  const accessToken = ctx.accessTokens.sign({ userId: user.id, sessionId })
-  return { accessToken, refreshToken, csrfToken: ctx.csrf.forSession(sessionId), user: toUser(user) }
+  return openSession(ctx, {
+    user,
+    ip,
+    userAgent: input.userAgent,
+    lang: input.lang,
+    ...(recoveryHash ? { activity: 'Logged in with a recovery code' } : {}),
+  })
 }

@@ -1,14 +1,15 @@
 import type { MfaRequired } from '~shared/schemas/two-factor'
+import type { Language } from '~shared/constants'
 import type { AuthResult } from '~shared/schemas/user'
 import type { CookieJar } from '~server/auth/device-tokens'
 import { accountRefusal } from '~server/auth/session-check'
-import { startSession } from '~server/auth/sessions'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
-import { findCredentialsByEmail, toUser } from '~server/data/users'
+import { findCredentialsByEmail } from '~server/data/users'
 import { unauthorized } from '~server/http/errors'
 import { RULES } from '~server/rate-limit/rules'
 import { startSecondStep } from './sign-in-second-step'
+import { openSession } from './open-session'
 
 export interface SignInInput {
   email: string
@@ -17,6 +18,8 @@ export interface SignInInput {
   userAgent: string | null
   /** The browser's device cookie (decision 0301): read to count the attempt, renewed on success. */
   deviceCookie: CookieJar
+  /** The language of the request, for the new-sign-in e-mail. */
+  lang: Language
 }
 
 /**
@@ -75,14 +78,5 @@ export async function signIn(ctx: AppContext, input: SignInInput): Promise<AuthR
   }
   if (found.mfa_enabled) return startSecondStep(ctx, found.id)
 
-  const { sessionId, refreshToken } = await startSession(ctx.db, {
-    userId: found.id,
-    ip,
-    userAgent: input.userAgent,
-    now: ctx.clock(),
-    lifetimes: ctx.lifetimes,
-    entry: { kind: 'logged in', activity: 'Logged in' },
-  })
-  const accessToken = ctx.accessTokens.sign({ userId: found.id, sessionId })
-  return { accessToken, refreshToken, csrfToken: ctx.csrf.forSession(sessionId), user: toUser(found) }
+  return openSession(ctx, { user: found, ip, userAgent: input.userAgent, lang: input.lang })
 }

@@ -103,6 +103,20 @@ describe('passkeys', () => {
       expect(notice?.subject).toBe("Une clé d'accès a été ajoutée à votre compte - Accounts")
     })
 
+    it('counts passkey sign-in outcomes in the metrics, apart from password sign-ins', async () => {
+      const scrape = async () => (await t.request('GET', '/metrics')).body
+      const count = (text: string, name: string, outcome: string) => Number(new RegExp(`^${name}\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1])
+      const before = await scrape()
+      const { authenticator } = await userWithPasskey(t)
+      expect((await signIn(t, authenticator.get(await signInOptions(t)))).statusCode).toBe(200)
+      expect((await signIn(t, authenticator.get(await signInOptions(t), { origin: 'http://evil.test' }))).statusCode).toBe(401)
+      const after = await scrape()
+      expect(count(after, 'accounts_passkey_sign_ins_total', 'success') - count(before, 'accounts_passkey_sign_ins_total', 'success')).toBe(1)
+      expect(count(after, 'accounts_passkey_sign_ins_total', 'invalid_credentials') - count(before, 'accounts_passkey_sign_ins_total', 'invalid_credentials')).toBe(1)
+      // The password sign-in of the fixture is the only one the other counter saw.
+      expect(count(after, 'accounts_sign_ins_total', 'success') - count(before, 'accounts_sign_ins_total', 'success')).toBe(1)
+    })
+
     it('excludes the caller’s passkeys from new creation options, and takes a chosen name', async () => {
       const { user, authenticator } = await userWithPasskey(t)
       const options = await registrationOptions(t, user)
@@ -301,6 +315,17 @@ describe('passkeys', () => {
   })
 
   describe('managing passkeys', () => {
+    it('shows the passkey entries under the Updates and Login filters of the activity log', async () => {
+      const staff = await quickSignIn(t, { role: 'ADMIN', name: 'Staff Passkey' })
+      const authenticator = new SoftwareAuthenticator(APP_ORIGIN)
+      await as(t, staff).post('/api/auth/passkeys/registration', { response: authenticator.create(await registrationOptions(t, staff)) })
+      expect((await signIn(t, authenticator.get(await signInOptions(t)))).statusCode).toBe(200)
+      const texts = async (filter: string) =>
+        ((await as(t, staff).get(`/api/activity?activity=${encodeURIComponent(filter)}`)).json().data.activities as { activity: string }[]).map((a) => a.activity)
+      expect(await texts('updated')).toContain('Added a passkey')
+      expect(await texts('logged in')).toContain('Logged in with a passkey')
+    })
+
     it('renames a passkey (1 to 64 characters) and records it', async () => {
       const { user, passkey } = await userWithPasskey(t)
       const renamed = await t.request('PATCH', `/api/auth/passkeys/${passkey.id}`, { token: user.accessToken, csrf: user.csrfToken, body: { name: 'Phone' } })

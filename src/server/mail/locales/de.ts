@@ -51,6 +51,18 @@ export const de: MailTexts = {
       action: 'Sicherheitseinstellungen prüfen',
       after: ['Falls Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück: {{resetLink}}'],
     },
+    'new-sign-in': {
+      subject: 'Neue Anmeldung bei Ihrem Konto',
+      paragraphs: [
+        'Ihr Konto wurde soeben von einem Browser und System angemeldet, die es in den letzten 90 Tagen nicht verwendet hat.',
+        'Browser: {{browser}}',
+        'System: {{os}}',
+        'Adresse: {{ip}}',
+        'Zeit: {{at}}',
+      ],
+      action: 'Angemeldete Geräte ansehen',
+      after: ['Wenn Sie das waren, ist nichts zu tun. Wenn nicht, melden Sie dieses Gerät in Ihrem Profil ab und ändern Sie Ihr Passwort.'],
+    },
     'passkey-added': {
       subject: 'Ihrem Konto wurde ein Passkey hinzugefügt',
       paragraphs: ['Ihrem Konto wurde soeben ein Passkey namens „{{passkeyName}}“ hinzugefügt. Mit ihm kann man sich jetzt ohne Passwort anmelden.'],

@@ -51,6 +51,18 @@ export const en: MailTexts = {
       action: 'Review your security settings',
       after: ['If you did not do this, reset your password now: {{resetLink}}'],
     },
+    'new-sign-in': {
+      subject: 'New sign-in to your account',
+      paragraphs: [
+        'Your account was just signed in to from a browser and system it has not used in the last 90 days.',
+        'Browser: {{browser}}',
+        'System: {{os}}',
+        'Address: {{ip}}',
+        'Time: {{at}}',
+      ],
+      action: 'Review your signed-in devices',
+      after: ['If this was you, no action is needed. If not, sign that device out in your profile and change your password.'],
+    },
     'passkey-added': {
       subject: 'A passkey was added to your account',
       paragraphs: ['A passkey named "{{passkeyName}}" was just added to your account. It can now be used to sign in without a password.'],

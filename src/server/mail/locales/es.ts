@@ -51,6 +51,18 @@ export const es: MailTexts = {
       action: 'Revisar sus ajustes de seguridad',
       after: ['Si no fue usted, restablezca su contraseña ahora: {{resetLink}}'],
     },
+    'new-sign-in': {
+      subject: 'Nuevo inicio de sesión en tu cuenta',
+      paragraphs: [
+        'Se acaba de iniciar sesión en tu cuenta desde un navegador y un sistema que no ha usado en los últimos 90 días.',
+        'Navegador: {{browser}}',
+        'Sistema: {{os}}',
+        'Dirección: {{ip}}',
+        'Hora: {{at}}',
+      ],
+      action: 'Revisar tus dispositivos con sesión iniciada',
+      after: ['Si fuiste tú, no tienes que hacer nada. Si no, cierra la sesión de ese dispositivo desde tu perfil y cambia tu contraseña.'],
+    },
     'passkey-added': {
       subject: 'Se añadió una llave de acceso a tu cuenta',
       paragraphs: ['Se acaba de añadir a tu cuenta una llave de acceso llamada «{{passkeyName}}». Ahora puede usarse para iniciar sesión sin contraseña.'],

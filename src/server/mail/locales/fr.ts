@@ -51,6 +51,18 @@ export const fr: MailTexts = {
       action: 'Vérifier vos réglages de sécurité',
       after: ["Si ce n'était pas vous, réinitialisez votre mot de passe maintenant : {{resetLink}}"],
     },
+    'new-sign-in': {
+      subject: 'Nouvelle connexion à votre compte',
+      paragraphs: [
+        "Votre compte vient d'être connecté depuis un navigateur et un système qu'il n'a pas utilisés au cours des 90 derniers jours.",
+        'Navigateur : {{browser}}',
+        'Système : {{os}}',
+        'Adresse : {{ip}}',
+        'Heure : {{at}}',
+      ],
+      action: 'Voir vos appareils connectés',
+      after: ["Si c'était vous, vous n'avez rien à faire. Sinon, déconnectez cet appareil depuis votre profil et changez votre mot de passe."],
+    },
     'passkey-added': {
       subject: "Une clé d'accès a été ajoutée à votre compte",
       paragraphs: ["Une clé d'accès nommée « {{passkeyName}} » vient d'être ajoutée à votre compte. Elle permet désormais de se connecter sans mot de passe."],

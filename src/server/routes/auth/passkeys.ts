@@ -67,7 +67,12 @@ export function passkeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/auth/passkeys/authentication',
       { schema: { body: passkeyAuthenticationSchema, response: { 200: envelope(authResultSchema), ...failures(400, 401, 403, 429, 503) } } },
       async (request, reply) => {
-        const result = await signInWithPasskey(ctx, { response: request.body.response, ip: request.ip, userAgent: request.headers['user-agent'] ?? null })
+        const result = await signInWithPasskey(ctx, {
+          response: request.body.response,
+          ip: request.ip,
+          userAgent: request.headers['user-agent'] ?? null,
+          lang: requestLanguage(request),
+        })
         void reply.header(CSRF_HEADER, result.csrfToken)
         return ok(result, 'Login successful!')
       },

@@ -6,6 +6,7 @@ import { authResultSchema } from '~shared/schemas/user'
 import type { AppContext } from '~server/context'
 import { deviceCookie } from '~server/http/cookies'
 import { envelope, failures, ok } from '~server/http/envelope'
+import { requestLanguage } from '~server/http/request-language'
 import { signIn } from '~server/use-cases/sign-in'
 import { signInSecondStep } from '~server/use-cases/sign-in-second-step'
 
@@ -23,6 +24,7 @@ export function signInRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           ip: request.ip,
           userAgent: request.headers['user-agent'] ?? null,
           deviceCookie: deviceCookie(request, reply),
+          lang: requestLanguage(request),
         })
         if ('mfaRequired' in result) return ok(result, 'Enter the code from your authenticator app')
         void reply.header(CSRF_HEADER, result.csrfToken)
@@ -42,6 +44,7 @@ export function signInRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           ip: request.ip,
           userAgent: request.headers['user-agent'] ?? null,
           deviceCookie: deviceCookie(request, reply),
+          lang: requestLanguage(request),
         })
         void reply.header(CSRF_HEADER, result.csrfToken)
         return ok(result, 'Login successful!')

@@ -120,7 +120,7 @@ export function UsersPage() {
               ]}
               className="lg:w-52"
             />
-            {/* Below md the table's column headers are hidden: the sort is chosen here instead. */}
+            {/* Below xl some sort headers are hidden (all of them below md): the sort is chosen here instead. */}
             <SelectField
               label={t('adminLists.sortBy')}
               value={`${list.filters.sort}:${list.filters.order}`}
@@ -134,7 +134,7 @@ export function UsersPage() {
                   label: t('adminLists.sortOption', { column: t(`adminLists.sorts.${sort}`), order: t(`adminLists.orders.${order}`) }),
                 })),
               )}
-              className="md:hidden"
+              className="xl:hidden"
             />
             <div className="flex sm:col-span-2 md:col-span-1 lg:justify-end">
               <ExportButton load={() => exportUsers(filters)} />

@@ -11,6 +11,7 @@ import { Avatar } from '~web/components/ui/avatar'
 import { Badge, RoleBadge, StatusBadge } from '~web/components/ui/badge'
 import { buttonClass } from '~web/components/ui/button'
 import { Menu, MenuContent, MenuItem, MenuTrigger } from '~web/components/ui/dropdown-menu'
+import { cn } from '~web/lib/cn'
 import { useI18n } from '~web/lib/i18n'
 import { formatDate, formatDateTime, relativeTime } from '~web/lib/time'
 import { deleteBlockedReason, editBlockedReason } from '../user-rules'
@@ -68,7 +69,10 @@ export function UsersTable({
             <th scope="col" aria-sort={ariaSort(sorting, 'createdAt')} className="px-2 py-2 font-medium xl:px-3">
               <SortButton column="createdAt" label={t('users.columns.created')} {...sorting} />
             </th>
-            <th scope="col" aria-sort={ariaSort(sorting, 'lastSignInAt')} className="px-2 py-2 font-medium xl:px-3">
+            {/* Between md and xl seven columns leave the name and address too little room: the last
+                sign-in shows on phones (as a card row) and from xl up; the page's sort choice
+                offers its order in between. */}
+            <th scope="col" aria-sort={ariaSort(sorting, 'lastSignInAt')} className="hidden px-2 py-2 font-medium xl:table-cell xl:px-3">
               <SortButton column="lastSignInAt" label={t('adminLists.lastSignIn')} {...sorting} />
             </th>
             <th scope="col" className="px-2 py-2 text-right font-medium xl:px-3">
@@ -103,7 +107,7 @@ export function UsersTable({
               <Cell label={t('users.columns.created')}>
                 <span className="whitespace-nowrap">{formatDate(user.createdAt)}</span>
               </Cell>
-              <Cell label={t('adminLists.lastSignIn')}>
+              <Cell label={t('adminLists.lastSignIn')} wideOnly>
                 {user.lastSignInAt ? (
                   <time dateTime={user.lastSignInAt} title={formatDateTime(user.lastSignInAt)} className="whitespace-nowrap" data-last-sign-in>
                     {relativeTime(user.lastSignInAt)}
@@ -155,14 +159,14 @@ function SortButton({ column, label, sort, order, onSort }: Sorting & { column: 
       aria-label={active ? t('adminLists.sortedBy', { column: label, order: t(`adminLists.orders.${order}`) }) : t('adminLists.sortByColumn', { column: label })}
     >
       {label}
-      <Icon aria-hidden className={active ? 'size-3.5 text-fg' : 'size-3.5 opacity-60'} />
+      <Icon aria-hidden className={active ? 'size-3.5 shrink-0 text-fg' : 'hidden size-3.5 shrink-0 opacity-60 xl:inline'} />
     </button>
   )
 }
 
-function Cell({ label, children }: { label: string; children: ReactNode }) {
+function Cell({ label, children, wideOnly = false }: { label: string; children: ReactNode; wideOnly?: boolean }) {
   return (
-    <td className="flex items-center justify-between gap-3 py-1 md:table-cell md:px-2 md:py-3 xl:px-3">
+    <td className={cn('flex items-center justify-between gap-3 py-1 md:px-2 md:py-3 xl:px-3', wideOnly ? 'md:hidden xl:table-cell' : 'md:table-cell')}>
       <span className="text-muted md:hidden">{label}</span>
       <span>{children}</span>
     </td>

@@ -3,6 +3,7 @@ import { Tab, TabList, TabPanel, Tabs } from '~web/components/ui/tabs'
 import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
 import { TwoFactorSection } from '~web/features/security/components/two-factor-section'
+import { SignedInDevices } from '~web/features/security/components/signed-in-devices'
 import { PasskeysSection } from '~web/features/security/components/passkeys-section'
 import { useProfile } from '../api/get-profile'
 import { ChangePasswordForm } from './change-password-form'
@@ -29,6 +30,7 @@ export function ProfilePage() {
             <ChangePasswordForm />
             <TwoFactorSection email={user.email} />
             <PasskeysSection />
+            <SignedInDevices />
           </div>
         </TabPanel>
       </Tabs>
