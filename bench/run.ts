@@ -8,6 +8,7 @@
  *   load   a few hundred concurrent mixed requests for minutes: no 5xx, flat memory
  *   enumeration  answer times of failed sign-ins: unknown address, wrong password, unusable account
  *   peers  the same work on Better Auth (sign-in, session check, sign-out, user search), taking turns
+ *   two-factor  the second sign-in step's server CPU against a refresh; sign-in without two-factor against the hasher
  *   sessions  the signed-in devices list of an account with 100 sessions, and the new-sign-in notice's query
  *   passkeys  passkey sign-ins per second beside password sign-ins
  *
@@ -16,7 +17,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-const available = ['auth', 'lists', 'web', 'load', 'enumeration', 'peers', 'passkeys', 'sessions'] as const
+const available = ['auth', 'lists', 'web', 'load', 'enumeration', 'peers', 'two-factor', 'passkeys', 'sessions'] as const
 type BenchName = (typeof available)[number]
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'))

@@ -18,6 +18,7 @@ import { registrationRoutes } from '~server/routes/auth/registration'
 import { sessionRoutes } from '~server/routes/auth/session'
 import { deviceRoutes } from '~server/routes/auth/devices'
 import { signInRoutes } from '~server/routes/auth/sign-in'
+import { twoFactorRoutes } from '~server/routes/auth/two-factor'
 import { outboxRoutes } from '~server/routes/dev-outbox'
 import { webRoutes } from '~server/routes/web'
 import { activityRoutes } from '~server/routes/activity'
@@ -93,6 +94,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(registrationRoutes(ctx))
       await api.register(signInRoutes(ctx))
       await api.register(sessionRoutes(ctx))
+      await api.register(twoFactorRoutes(ctx))
       await api.register(deviceRoutes(ctx))
       await api.register(passkeyRoutes(ctx))
       await api.register(passwordResetRoutes(ctx))

@@ -27,6 +27,8 @@ export interface AppContext {
   csrf: CsrfTokens
   /** Seals a session's current refresh token for replays within the grace. */
   refreshTokenSealer: TokenSealer
+  /** Seals authenticator-app secrets at rest. */
+  totpSealer: TokenSealer
   /** Device cookies: sign-ins from a browser the account used before are counted on their own. */
   deviceTokens: DeviceTokens
   limiter: RateLimiter

@@ -114,6 +114,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       accessTokens: new AccessTokens(keys.accessToken, config.accessTokenTtl, clock),
       csrf: new CsrfTokens(keys.csrf),
       refreshTokenSealer: new TokenSealer(keys.refreshTokenSeal),
+      totpSealer: new TokenSealer(keys.totpSecretSeal),
       deviceTokens: new DeviceTokens(keys.deviceToken, config.appUrl.startsWith('https:')),
       limiter,
       jobs,

@@ -18,6 +18,8 @@ export const ERROR_CODES = [
   'SESSION_ENDED',
   'INVALID_CREDENTIALS',
   'REFRESH_INVALID',
+  /** The sign-in's second step: a wrong code, or an mfaToken that is wrong, used, expired or spent. */
+  'INVALID_CODE',
   // 403
   'FORBIDDEN',
   'CSRF_INVALID',
@@ -38,6 +40,10 @@ export const ERROR_CODES = [
   'NOT_INACTIVE',
   'INVITATION_ACCEPTED',
   'NOT_ACTIVE',
+  /** Two-factor: a setup while it is on, codes while it is off, a code with no setup waiting. */
+  'MFA_ALREADY_ENABLED',
+  'MFA_NOT_ENABLED',
+  'MFA_SETUP_REQUIRED',
   'PASSKEY_EXISTS',
   'PASSKEY_LIMIT',
   // 421

@@ -37,6 +37,14 @@ export const API_ACCESS = {
   'POST /auth/passkeys/authentication/options': 'public',
   'POST /auth/passkeys/authentication': 'public',
 
+  // Two-factor sign-in: the second step is public (it carries its mfaToken), the rest the owner's.
+  'POST /auth/login/mfa': 'public',
+  'GET /auth/mfa': 'signed-in',
+  'POST /auth/mfa/totp/setup': 'signed-in',
+  'POST /auth/mfa/totp/enable': 'signed-in',
+  'POST /auth/mfa/totp/disable': 'signed-in',
+  'POST /auth/mfa/recovery-codes': 'signed-in',
+
   'GET /users/profile': 'signed-in',
   'PUT /users/profile': 'signed-in',
   'PUT /users/change-password': 'signed-in',

@@ -1,15 +1,18 @@
 import crypto from 'node:crypto'
+import { generateSync } from 'otplib'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Role } from '~shared/constants'
 import { API_ACCESS, type ApiEndpoint } from '~shared/permissions'
 import { hashToken } from '~server/auth/secure-token'
+import { commitChange } from '~server/change'
+import { turnOffSecondFactors } from '~server/use-cases/disable-two-factor'
 import { SoftwareAuthenticator } from '../support/software-authenticator'
 import { useTestApp, type SignedIn, STRONG_PASSWORD, uniqueEmail } from '../support/test-app'
 import { dataUrl, pngImage } from './helpers/images'
 import { quickSignIn, quickUser } from './helpers/users'
 
 /**
- * Every signed-in devices, profile, picture, activity and administration call against every role and anonymous:
+ * Every signed-in devices, profile, picture, activity, administration, two-factor and passkey call against every role and anonymous:
  * the answers below, written out by hand from the product's rules (not read from the permission
  * table the server uses, so a wrong edit of that table fails here). 200 (201 for an invitation) is success, 401 asks an
  * anonymous caller to sign in, 403 refuses a role. Unsafe methods also need the session's own
@@ -27,7 +30,12 @@ interface Call {
 
 type Area = Extract<
   ApiEndpoint,
-  `${string} /auth/sessions${string}` | `${string} /users/${string}` | `${string} /activity` | `${string} /admin/${string}` | `${string} /auth/passkeys${string}`
+  | `${string} /auth/sessions${string}`
+  | `${string} /users/${string}`
+  | `${string} /activity`
+  | `${string} /admin/${string}`
+  | `${string} /auth/mfa${string}`
+  | `${string} /auth/passkeys${string}`
 >
 type Answer = 200 | 201 | 401 | 403
 
@@ -60,6 +68,11 @@ const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'DELETE /auth/passkeys/:id': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/passkeys/authentication/options': { anonymous: 200, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/passkeys/authentication': { anonymous: 200, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'GET /auth/mfa': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'POST /auth/mfa/totp/setup': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'POST /auth/mfa/totp/enable': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'POST /auth/mfa/recovery-codes': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'POST /auth/mfa/totp/disable': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
 }
 
 describe('permission matrix', () => {
@@ -152,6 +165,26 @@ describe('permission matrix', () => {
         body: { response: authenticator.get(options, { credentialId: authenticator.credentials[0]!.id }) },
       }
     },
+    'GET /auth/mfa': async () => ({ method: 'GET', url: '/api/auth/mfa' }),
+    'POST /auth/mfa/totp/setup': async () => ({ method: 'POST', url: '/api/auth/mfa/totp/setup', body: { password: STRONG_PASSWORD } }),
+    // A setup waiting for its code (started afresh, so that the cell turns it on), and the code.
+    'POST /auth/mfa/totp/enable': async (caller) => ({ method: 'POST', url: '/api/auth/mfa/totp/enable', body: { code: await pendingSetupCode(caller) } }),
+    'POST /auth/mfa/recovery-codes': async (caller) => {
+      await pendingSetupCode(caller, true)
+      return { method: 'POST', url: '/api/auth/mfa/recovery-codes', body: { password: STRONG_PASSWORD } }
+    },
+    'POST /auth/mfa/totp/disable': async () => ({ method: 'POST', url: '/api/auth/mfa/totp/disable', body: { password: STRONG_PASSWORD } }),
+  }
+
+  /** Starts a setup for the caller (turning two-factor off first) and answers its current code; turns it on when asked. */
+  async function pendingSetupCode(caller: Caller, turnOn = false): Promise<string> {
+    if (caller === 'anonymous') return '123456'
+    const user = callers[caller]
+    await commitChange(t.ctx, (c) => turnOffSecondFactors(c, user.id))
+    const setup = await t.request('POST', '/api/auth/mfa/totp/setup', { token: user.accessToken, csrf: user.csrfToken, body: { password: STRONG_PASSWORD } })
+    const code = generateSync({ secret: setup.json().data.secret, epoch: Math.floor(t.clock.now().getTime() / 1000) })
+    if (turnOn) await t.request('POST', '/api/auth/mfa/totp/enable', { token: user.accessToken, csrf: user.csrfToken, body: { code } })
+    return code
   }
 
   async function otherSessionOf(caller: Caller): Promise<string> {
@@ -175,8 +208,8 @@ describe('permission matrix', () => {
     })
   }
 
-  it('covers every signed-in devices, passkey, profile, picture, activity and administration endpoint of the permission table', () => {
-    const inTable = Object.keys(API_ACCESS).filter((key) => / \/(auth\/sessions|users|activity|admin|auth\/passkeys)/.test(key))
+  it('covers every signed-in devices, two-factor, passkey, profile, picture, activity and administration endpoint of the permission table', () => {
+    const inTable = Object.keys(API_ACCESS).filter((key) => / \/(auth\/sessions|users|activity|admin|auth\/mfa|auth\/passkeys)/.test(key))
     expect(Object.keys(calls).sort()).toEqual(inTable.sort())
     expect(Object.keys(EXPECTED).sort()).toEqual(inTable.sort())
   })

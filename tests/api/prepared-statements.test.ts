@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../support/test-app'
 import { me, refresh, signInAs } from './auth/helpers'
+import { codeAt, passwordStep, secondStep, turnOnTwoFactor } from './auth/two-factor-helpers'
 
 /**
  * The statements on the hottest paths run as named statements, each parsed once per connection
@@ -29,6 +30,8 @@ const HOT = {
   credentials: /"password_hash" from "users" where "email" = \$1/,
   sessionStart: /SELECT start_session\(/,
   rotation: /FROM rotate_refresh_token\(/,
+  secondStepRead: /from "mfa_challenges" as "c"/,
+  secondStepUse: /SELECT use_second_step\(/,
   devices: /to_char\(.*from "sessions" where "user_id" = \$1 and "revoked_at" is null/,
 }
 
@@ -36,7 +39,7 @@ const HOT = {
 const RUNS = 7
 
 describe('statements on the hottest paths', () => {
-  it('the session check, the credentials read, the session start, the refresh and the devices list run named, with a generic plan', async () => {
+  it('the session check, the credentials read, the session start, the refresh, the second sign-in step and the devices list run named, with a generic plan', async () => {
     const user = await t.createUser()
     let session = await signInAs(t, user)
     for (let run = 1; run < RUNS; run++) session = await signInAs(t, user)
@@ -47,6 +50,13 @@ describe('statements on the hottest paths', () => {
       const answer = await refresh(t, refreshToken)
       expect(answer.statusCode).toBe(200)
       refreshToken = answer.json().data.refreshToken
+    }
+    const withCodes = { ...(await t.createUser()), accessToken: session.accessToken }
+    const signedIn = await signInAs(t, withCodes)
+    const { secret } = await turnOnTwoFactor(t, { ...withCodes, ...signedIn })
+    for (let run = 0; run < RUNS; run++) {
+      expect((await secondStep(t, { mfaToken: await passwordStep(t, withCodes), code: codeAt(t, secret) })).statusCode).toBe(200)
+      t.clock.advance(30)
     }
 
     const rows = await prepared()

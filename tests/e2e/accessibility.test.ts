@@ -2,10 +2,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { type Account, uniqueEmail } from './support/accounts'
+import { type Account, callApi, uniqueEmail } from './support/accounts'
 import { axeViolations, cutPlaceholders, horizontalOverflow, wordsBrokenAlthoughTheyFit } from './support/accessibility'
-import { type AppPage, openApp, openSignedIn, toast } from './support/browser'
+import { type AppPage, openApp, openSignedIn, storedSession, toast } from './support/browser'
 import { browserTests } from './support/fixtures'
+import { appCode, turnOnTwoFactor } from './support/two-factor'
 import { root } from './support/web-build'
 
 /**
@@ -19,7 +20,7 @@ import { root } from './support/web-build'
 const e2e = browserTests()
 const SHOTS = path.join(root, 'test-results', 'screenshots')
 
-type Who = 'visitor' | 'admin' | 'developer' | 'moderator'
+type Who = 'visitor' | 'admin' | 'developer' | 'moderator' | 'two-factor'
 
 interface Screen {
   name: string
@@ -39,6 +40,29 @@ interface Screen {
 let admin: { name: string; email: string }
 let activeClient: Account
 let inactiveClient: Account
+/** Turns two-factor on and off in the security section's screens. */
+let twoFactorUser: Account
+/** Has two-factor on: the sign-in page's second step. */
+let secondStepUser: Account
+
+/** The security section's two-factor card, its password asked for an action. */
+async function twoFactorPassword(page: Page, action: string) {
+  await page.goto('/profile')
+  await page.getByRole('tab', { name: 'Security' }).click()
+  const section = page.getByRole('region', { name: 'Two-factor authentication' })
+  await section.getByRole('button', { name: action }).click()
+  await section.getByLabel('Current password').waitFor()
+  return section
+}
+
+/** The password step of the account with two-factor on: the second step shows. */
+async function secondStepPage(page: Page) {
+  await page.goto('/login')
+  await page.getByLabel('Email').fill(secondStepUser.email)
+  await page.getByLabel('Password', { exact: true }).fill(secondStepUser.password)
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await page.getByLabel('Code from the app').waitFor()
+}
 
 const h1 = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name, exact: typeof name === 'string' }).waitFor()
 
@@ -123,6 +147,25 @@ const SCREENS: Screen[] = [
       await page.getByLabel('Email').fill(e2e.server.admin.email)
       await page.getByLabel('Password', { exact: true }).fill('Wrong-Horse-99!')
       await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+      await page.getByRole('alert').waitFor()
+    },
+  },
+  {
+    name: 'login-second-step',
+    who: 'visitor',
+    async open(page) {
+      await secondStepPage(page)
+    },
+  },
+  {
+    name: 'login-second-step-recovery-refused',
+    who: 'visitor',
+    failedRequests: [401],
+    async open(page) {
+      await secondStepPage(page)
+      await page.getByRole('button', { name: 'Use a recovery code instead' }).click()
+      await page.getByLabel('Recovery code').fill('aaaa-bbbb-cccc-dddd')
+      await page.getByRole('button', { name: 'Verify' }).click()
       await page.getByRole('alert').waitFor()
     },
   },
@@ -322,6 +365,61 @@ const SCREENS: Screen[] = [
       await page.getByRole('tab', { name: 'Security' }).click()
       await page.getByRole('button', { name: 'Sign out of all other devices' }).click()
       await page.getByRole('dialog', { name: 'Sign out of all other devices?' }).waitFor()
+    },
+  },
+  {
+    name: 'profile-two-factor-password',
+    who: 'two-factor',
+    async open(page) {
+      await twoFactorPassword(page, 'Set up two-factor authentication')
+    },
+  },
+  {
+    name: 'profile-two-factor-scan',
+    who: 'two-factor',
+    async open(page) {
+      const section = await twoFactorPassword(page, 'Set up two-factor authentication')
+      await section.getByLabel('Current password').fill(twoFactorUser.password)
+      await section.getByRole('button', { name: 'Continue' }).click()
+      await section.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor()
+    },
+  },
+  {
+    name: 'profile-two-factor-recovery-codes',
+    who: 'two-factor',
+    async open(page) {
+      const section = await twoFactorPassword(page, 'Set up two-factor authentication')
+      await section.getByLabel('Current password').fill(twoFactorUser.password)
+      await section.getByRole('button', { name: 'Continue' }).click()
+      const secret = ((await section.getByTestId('totp-secret').textContent()) ?? '').replace(/\s+/g, '')
+      await section.getByLabel('Code from the app').fill(appCode(secret))
+      await section.getByRole('button', { name: 'Turn on' }).click()
+      await section.getByRole('list', { name: 'Your recovery codes' }).waitFor()
+      await toast(page, 'Two-factor authentication is on').waitFor()
+      // Off again afterwards, so the setup screens find it off whatever the order.
+      const session = await storedSession(page)
+      return async () => {
+        const off = await callApi(e2e.server, 'POST', '/auth/mfa/totp/disable', {
+          body: { password: twoFactorUser.password },
+          session: { accessToken: session.accessToken!, csrfToken: session.csrfToken! },
+        })
+        expect(off.status).toBe(200)
+      }
+    },
+  },
+  {
+    name: 'profile-two-factor-turn-off',
+    who: 'two-factor',
+    async open(page) {
+      await turnOnTwoFactor(e2e.server, twoFactorUser)
+      await twoFactorPassword(page, 'Turn off')
+      const session = await storedSession(page)
+      return async () => {
+        await callApi(e2e.server, 'POST', '/auth/mfa/totp/disable', {
+          body: { password: twoFactorUser.password },
+          session: { accessToken: session.accessToken!, csrfToken: session.csrfToken! },
+        })
+      }
     },
   },
   {
@@ -552,7 +650,7 @@ async function pageFor(who: Who, language: 'en' | 'de' = 'en'): Promise<AppPage>
   if (language !== 'en') {
     await app.context.addInitScript((chosen) => localStorage.setItem('accounts.settings', JSON.stringify({ language: chosen })), language)
   }
-  const accounts = { admin: e2e.server.admin, developer: developer, moderator: moderator }
+  const accounts = { admin: e2e.server.admin, developer: developer, moderator: moderator, 'two-factor': twoFactorUser }
   if (who !== 'visitor') await openSignedIn(app.page, e2e.server, accounts[who])
   pages.set(key, app)
   return app
@@ -571,6 +669,8 @@ beforeAll(async () => {
     await e2e.accounts.create(),
     await e2e.accounts.create({ status: 'INACTIVE' }),
   ]
+  ;[twoFactorUser, secondStepUser] = [await e2e.accounts.create(), await e2e.accounts.create()]
+  await turnOnTwoFactor(e2e.server, secondStepUser)
 })
 
 afterAll(async () => {

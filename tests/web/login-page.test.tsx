@@ -84,4 +84,49 @@ describe('the sign-in page', () => {
     expect(screen.getByRole('link', { name: 'Forgot password?' }).getAttribute('href')).toBe('/forgot-password')
     expect(screen.getByRole('link', { name: 'Sign up' }).getAttribute('href')).toBe('/register')
   })
+
+  describe('with two-factor on', () => {
+    const mfaRequired = ok({ mfaRequired: true, mfaToken: 'mfa-token', methods: ['totp', 'recovery'] }, 'Enter the code from your authenticator app')
+    const tokens = ok({ accessToken: 'a', refreshToken: 'r', csrfToken: 'c', user: makeUser() }, 'Login successful!')
+
+    test('asks for the app’s code, then lands where the user first wanted to go', async () => {
+      const api = installFakeApi().on('POST /auth/login', mfaRequired).on('POST /auth/login/mfa', tokens)
+      const { user, location } = renderLogin({ from: '/settings?tab=x' })
+      await signInWith(user, 'ann@example.com', 'Correct-Horse-9!')
+      const code = await screen.findByLabelText('Code from the app')
+      expect(code.getAttribute('autocomplete')).toBe('one-time-code')
+      expect(code.getAttribute('inputmode')).toBe('numeric')
+      expect(window.localStorage.getItem('accessToken')).toBeNull()
+      await user.type(code, '12a')
+      await user.click(screen.getByRole('button', { name: 'Verify' }))
+      await waitFor(() => expect(fieldError('Code from the app')).toBe('Code must be 6 digits'))
+      await user.clear(code)
+      await user.type(code, '123456')
+      await user.click(screen.getByRole('button', { name: 'Verify' }))
+      await waitFor(() => expect(location().pathname + location().search).toBe('/settings?tab=x'))
+      expect(api.calls.map((call) => call.body)).toEqual([
+        { email: 'ann@example.com', password: 'Correct-Horse-9!' },
+        { mfaToken: 'mfa-token', code: '123456' },
+      ])
+      expect(window.localStorage.getItem('accessToken')).toBe('a')
+      await waitFor(() => expect(toastTexts()).toEqual(['Login successful!']))
+    })
+
+    test('takes a recovery code instead, and says so in the page when a code is refused', async () => {
+      const api = installFakeApi()
+        .on('POST /auth/login', mfaRequired)
+        .on('POST /auth/login/mfa', fail(401, 'Invalid code', { code: 'INVALID_CODE' }))
+      const { user } = renderLogin()
+      await signInWith(user, 'ann@example.com', 'Correct-Horse-9!')
+      await user.click(await screen.findByRole('button', { name: 'Use a recovery code instead' }))
+      await user.type(screen.getByLabelText('Recovery code'), 'ABCD-EFGH-JKMN-PQRS')
+      await user.click(screen.getByRole('button', { name: 'Verify' }))
+      expect((await screen.findByRole('alert')).textContent).toBe('Invalid code. Please try again, or sign in again after 5 wrong codes.')
+      expect(api.calls[1]!.body).toEqual({ mfaToken: 'mfa-token', recoveryCode: 'abcdefghjkmnpqrs' })
+      await settle()
+      expect(toastTexts()).toEqual([])
+      await user.click(screen.getByRole('button', { name: 'Back to sign in' }))
+      expect(await screen.findByLabelText('Email')).toBeTruthy()
+    })
+  })
 })

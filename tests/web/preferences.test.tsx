@@ -7,6 +7,7 @@ import { adminRuleMessages } from '~shared/schemas/admin'
 import { messages as fieldMessages } from '~shared/schemas/fields'
 import { pageTooDeepMessage } from '~shared/schemas/lists'
 import { pictureMessages } from '~shared/schemas/profile'
+import { twoFactorMessages } from '~shared/schemas/two-factor'
 import { passwordPolicyMessages } from '~shared/password-policy'
 import { SETTINGS_STORAGE_KEY } from '~web/config/app'
 import { SettingsPage } from '~web/features/settings/components/settings-page'
@@ -36,6 +37,7 @@ describe('translations', () => {
     ...Object.values(passwordPolicyMessages),
     ...Object.values(pictureMessages),
     ...Object.values(adminRuleMessages),
+    ...Object.values(twoFactorMessages),
     pageTooDeepMessage,
     NETWORK_ERROR_MESSAGE,
     TIMEOUT_MESSAGE,

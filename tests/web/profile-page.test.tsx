@@ -11,7 +11,8 @@ const me = makeUser({ name: 'Ann Smith', email: 'ann@example.com', phone: '555-0
 
 function renderProfile(api = installFakeApi()) {
   api.on('GET /users/profile', ok(me))
-  // The Security tab's other sections load their lists too (tests/web/passkeys-section.test.tsx, signed-in-devices.test.tsx).
+  // The Security tab's two-factor, passkey and devices sections read their state too.
+  api.on('GET /auth/mfa', ok({ totp: false, recoveryCodesLeft: 0, passkeys: 0 }))
   api.on('GET /auth/passkeys', ok({ passkeys: [] }))
   api.on('GET /auth/sessions', ok({ sessions: [] }))
   return { api, ...renderApp(<ProfilePage />, { url: '/profile', user: me }) }

@@ -16,6 +16,8 @@ export interface Keys {
   refreshTokenSeal: Buffer
   /** Signs the device cookies that let a browser used before past the account's sign-in limit. */
   deviceToken: Buffer
+  /** Seals authenticator-app secrets at rest (auth/totp.ts, decision 0315). */
+  totpSecretSeal: Buffer
 }
 
 const MIN_SECRET_BYTES = 32
@@ -50,5 +52,6 @@ export function deriveKeys(secret: Buffer): Keys {
     jobPayload: derive('accounts mail payload v1'),
     refreshTokenSeal: derive('accounts refresh token seal v1'),
     deviceToken: derive('accounts device token v1'),
+    totpSecretSeal: derive('accounts totp secret seal v1'),
   }
 }

@@ -63,9 +63,9 @@ export function findUserById(db: Db, id: string): Promise<UserRecord | undefined
   return db.selectFrom('users').select(userColumns).where('id', '=', id).executeTakeFirst()
 }
 
-/** For sign-in only: the one query that reads the password hash. */
+/** For sign-in only: the one query that reads the password hash (and whether a second step follows). */
 export async function findCredentialsByEmail(db: Db, email: string) {
-  const query = db.selectFrom('users').select([...userColumns, 'password_hash']).where('email', '=', normalizeEmail(email))
+  const query = db.selectFrom('users').select([...userColumns, 'mfa_enabled', 'password_hash']).where('email', '=', normalizeEmail(email))
   return (await runNamedStatement(db, query.compile())).rows[0]
 }
 

@@ -8,6 +8,7 @@ import * as normalisedAddresses from '~server/db/migrations/0006_normalised_addr
 import * as oneRefreshRotation from '~server/db/migrations/0007_one_refresh_rotation'
 import * as accountSecurityColumns from '~server/db/migrations/0008_account_security_columns'
 import * as sessionLastUse from '~server/db/migrations/0009_session_last_use'
+import * as twoFactor from '~server/db/migrations/0010_two_factor'
 import * as passkeys from '~server/db/migrations/0011_passkeys'
 import * as adminListOrders from '~server/db/migrations/0012_admin_list_orders'
 import * as invitationsAndAudit from '~server/db/migrations/0013_invitations_and_audit'
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0007_one_refresh_rotation': oneRefreshRotation,
   '0008_account_security_columns': accountSecurityColumns,
   '0009_session_last_use': sessionLastUse,
+  '0010_two_factor': twoFactor,
   '0011_passkeys': passkeys,
   '0012_admin_list_orders': adminListOrders,
   '0013_invitations_and_audit': invitationsAndAudit,

@@ -6,7 +6,7 @@ import type { Database } from './types'
 /**
  * Named ("prepared") statements for the few queries on the hottest paths: the session check of
  * every signed-in request, the credentials read and the session start of a sign-in, the refresh
- * rotation. Each connection parses such a statement once and then, after PostgreSQL's first five
+ * rotation, the second sign-in step's read and its writes. Each connection parses such a statement once and then, after PostgreSQL's first five
  * runs, reuses one generic plan, instead of parsing and planning it again on every run: the
  * session check costs PostgreSQL about 0.1 ms of CPU instead of 0.3 (docs/decisions/0009).
  *

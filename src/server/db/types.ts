@@ -125,6 +125,34 @@ export interface ActivityCountsTable {
   n: ColumnType<string, string | number, string | number>
 }
 
+/** An account's authenticator-app secret, sealed; `enabled_at` null while its setup waits for a code (migration 0010). */
+export interface TotpCredentialsTable {
+  user_id: string
+  secret_sealed: Buffer
+  created_at: Timestamp
+  enabled_at: Timestamp | null
+  /** The last 30-second step whose code was accepted: no code is accepted twice. */
+  last_used_step: number | null
+}
+
+/** Single-use recovery codes, as SHA-256 hashes (migration 0010). */
+export interface RecoveryCodesTable {
+  code_hash: Buffer
+  user_id: string
+  created_at: Timestamp
+  used_at: Timestamp | null
+}
+
+/** A sign-in waiting for its second step: the hashed mfaToken (migration 0010). */
+export interface MfaChallengesTable {
+  token_hash: Buffer
+  user_id: string
+  created_at: Timestamp
+  expires_at: Timestamp
+  failures: Generated<number>
+  used_at: Timestamp | null
+}
+
 /** A registered WebAuthn credential (migration 0011). */
 export interface PasskeysTable {
   id: Generated<string>
@@ -164,6 +192,9 @@ export interface Database {
   activities: ActivitiesTable
   rate_limits: RateLimitsTable
   mail_jobs: MailJobsTable
+  totp_credentials: TotpCredentialsTable
+  recovery_codes: RecoveryCodesTable
+  mfa_challenges: MfaChallengesTable
   passkeys: PasskeysTable
   webauthn_challenges: WebAuthnChallengesTable
 }

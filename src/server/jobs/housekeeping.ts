@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import { addSeconds, type Clock } from '~server/clock'
 import { deleteEndedSessions, deleteEndedSessionTokens, forgetSealedRefreshTokens, SEEN_DEVICES_SECONDS } from '~server/auth/sessions'
+import { deleteExpiredMfaChallenges } from '~server/data/second-factors'
 import { deleteExpiredChallenges } from '~server/auth/webauthn-challenges'
 import type { Database } from '~server/db/types'
 
@@ -9,8 +10,9 @@ import type { Database } from '~server/db/types'
  * Hourly clean-up of what has no use left: the refresh tokens of sessions ended more than a week
  * ago, the sessions themselves once they ended more than 90 days ago (until then they tell the
  * new-sign-in notice which devices the account used, docs/decisions/0311), sealed refresh tokens
- * past their grace, expired one-time tokens, passkey challenges nobody answered and throttling
- * windows that are over. The activity log is never touched.
+ * past their grace, expired one-time tokens, sign-ins that waited in vain for their second step,
+ * passkey challenges nobody answered and throttling windows that are over. The activity log is
+ * never touched.
  */
 const EVERY_MS = 60 * 60 * 1000
 const KEEP_ENDED_SESSION_TOKENS_SECONDS = 7 * 24 * 60 * 60
@@ -48,6 +50,7 @@ export class Housekeeping {
       .where('expires_at', '<', addSeconds(now, -24 * 60 * 60))
       .execute()
     await this.db.deleteFrom('rate_limits').where('reset_at', '<', now).execute()
+    await deleteExpiredMfaChallenges(this.db, now)
     await deleteExpiredChallenges(this.db, now)
   }
 }

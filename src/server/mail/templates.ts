@@ -87,6 +87,9 @@ export function renderMail(message: MailMessage, appName: string): RenderedMail 
         part,
         message.link,
       )
+    case 'two-factor-enabled':
+    case 'two-factor-disabled':
+    case 'recovery-codes-replaced':
     case 'passkey-added':
       return compose(message, rendering, part, message.profileLink)
   }

@@ -36,7 +36,10 @@ export const RULES = {
   verifyEmailByIp: rule('verify-ip', 30, 15 * 60),
   /** Invitation links tried from one client address, valid or not. */
   acceptInvitationByIp: rule('invite-ip', 20, 15 * 60),
-  /** Guesses at the current password from a signed-in session (a stolen token, an open laptop). */
+  /**
+   * Guesses at the current password from a signed-in session (a stolen token, an open laptop):
+   * changing it, and confirming it to set up, turn off or renew two-factor sign-in.
+   */
   changePasswordByUser: rule('change-password-account', 10, 15 * 60),
   /** Passkey sign-in attempts from one client address that failed (a success gives its attempt back). */
   passkeySignInByIp: rule('passkey-login-ip', 100, 15 * 60),

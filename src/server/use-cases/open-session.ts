@@ -11,10 +11,13 @@ import { newSignInNotice } from './new-sign-in-notice'
  * new session with its activity entry, its tokens, and, from a browser and system the account has
  * not used lately, the new-sign-in e-mail queued in the same transaction as the session.
  */
-export async function openSession(ctx: AppContext, input: { user: UserRecord; ip: string; userAgent: string | null; lang: Language }): Promise<AuthResult> {
+export async function openSession(
+  ctx: AppContext,
+  input: { user: UserRecord; ip: string; userAgent: string | null; lang: Language; /** The entry's text, when not plain "Logged in". */ activity?: string },
+): Promise<AuthResult> {
   const { user, ip, userAgent, lang } = input
   const now = ctx.clock()
-  const start = { userId: user.id, ip, userAgent, now, lifetimes: ctx.lifetimes, entry: { kind: 'logged in', activity: 'Logged in' } } as const
+  const start = { userId: user.id, ip, userAgent, now, lifetimes: ctx.lifetimes, entry: { kind: 'logged in', activity: input.activity ?? 'Logged in' } } as const
   const notice = await newSignInNotice(ctx, { user, ip, userAgent, now, lang })
   // The common case stays one statement (start_session); only a notice needs a transaction around it.
   const { sessionId, refreshToken } = notice

@@ -75,7 +75,7 @@ const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const REFRESH_PATH = '/auth/refresh-token'
 const CSRF_PATH = '/auth/csrf-token'
 /** Calls whose 401 means "wrong credentials", never "token expired". */
-const NO_REFRESH_PATHS = new Set(['/auth/login', REFRESH_PATH])
+const NO_REFRESH_PATHS = new Set(['/auth/login', '/auth/login/mfa', REFRESH_PATH])
 
 interface FailureBody {
   message?: unknown

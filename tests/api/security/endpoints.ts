@@ -13,6 +13,7 @@ import {
 } from '~shared/schemas/auth'
 import { passkeyAuthenticationSchema, passkeyRegistrationSchema, renamePasskeySchema } from '~shared/schemas/passkeys'
 import { changePasswordSchema, profilePictureSchema, updateProfileSchema } from '~shared/schemas/profile'
+import { enableTotpSchema, passwordConfirmationSchema, secondStepSchema } from '~shared/schemas/two-factor'
 import { STRONG_PASSWORD, type SignedIn, type TestApp, uniqueEmail } from '../../support/test-app'
 
 /**
@@ -118,6 +119,48 @@ export const BODY_ENDPOINTS: BodyEndpoint[] = [
     valid: () => ({ refreshToken: UNISSUED_TOKEN }),
   }),
   body({
+    key: 'POST /auth/login/mfa',
+    method: 'POST',
+    as: 'anonymous',
+    path: () => '/api/auth/login/mfa',
+    schema: secondStepSchema,
+    // An mfaToken never issued: 401 "Invalid code".
+    valid: () => ({ mfaToken: UNISSUED_TOKEN, code: '123456' }),
+  }),
+  // A wrong password, or no setup waiting for a code: refused after the check.
+  body({
+    key: 'POST /auth/mfa/totp/setup',
+    method: 'POST',
+    as: 'user',
+    path: () => '/api/auth/mfa/totp/setup',
+    schema: passwordConfirmationSchema,
+    valid: () => ({ password: 'Not-The-Current-One-1!' }),
+  }),
+  body({
+    key: 'POST /auth/mfa/totp/enable',
+    method: 'POST',
+    as: 'user',
+    path: () => '/api/auth/mfa/totp/enable',
+    schema: enableTotpSchema,
+    valid: () => ({ code: '123456' }),
+  }),
+  body({
+    key: 'POST /auth/mfa/totp/disable',
+    method: 'POST',
+    as: 'user',
+    path: () => '/api/auth/mfa/totp/disable',
+    schema: passwordConfirmationSchema,
+    valid: () => ({ password: 'Not-The-Current-One-1!' }),
+  }),
+  body({
+    key: 'POST /auth/mfa/recovery-codes',
+    method: 'POST',
+    as: 'user',
+    path: () => '/api/auth/mfa/recovery-codes',
+    schema: passwordConfirmationSchema,
+    valid: () => ({ password: 'Not-The-Current-One-1!' }),
+  }),
+  body({
     key: 'PUT /users/profile',
     method: 'PUT',
     as: 'user',
@@ -206,6 +249,7 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   { key: 'DELETE /auth/sessions', method: 'DELETE', as: 'user', path: () => '/api/auth/sessions' },
   { key: 'GET /auth/verify-email/:token', method: 'GET', as: 'anonymous', path: () => `/api/auth/verify-email/${UNISSUED_TOKEN}` },
   { key: 'GET /auth/csrf-token', method: 'GET', as: 'user', path: () => '/api/auth/csrf-token' },
+  { key: 'GET /auth/mfa', method: 'GET', as: 'user', path: () => '/api/auth/mfa' },
   { key: 'GET /auth/passkeys', method: 'GET', as: 'user', path: () => '/api/auth/passkeys' },
   { key: 'DELETE /auth/passkeys/:id', method: 'DELETE', as: 'user', path: () => `/api/auth/passkeys/${UNKNOWN_PASSKEY_ID}` },
   { key: 'GET /users/profile', method: 'GET', as: 'user', path: () => '/api/users/profile' },

@@ -41,6 +41,27 @@ export const de: MailTexts = {
       paragraphs: ['Ein Administrator hat Ihr Konto auf allen Geräten abgemeldet. Melden Sie sich erneut an, um fortzufahren.'],
       after: ['Wenn Sie glauben, dass jemand anderes Ihr Passwort kennt, setzen Sie es jetzt zurück: {{resetLink}}'],
     },
+    'two-factor-enabled': {
+      subject: 'Die Zwei-Faktor-Authentifizierung ist eingeschaltet',
+      paragraphs: [
+        'Für Ihr Konto wurde soeben die Zwei-Faktor-Authentifizierung eingeschaltet: Bei der Anmeldung wird nach Ihrem Passwort nun ein Code aus Ihrer Authenticator-App verlangt.',
+        'Bewahren Sie Ihre Wiederherstellungscodes sicher auf: Jeder meldet Sie einmal an, falls Sie Ihr Telefon verlieren.',
+      ],
+      action: 'Sicherheitseinstellungen prüfen',
+      after: ['Falls Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück: {{resetLink}}'],
+    },
+    'two-factor-disabled': {
+      subject: 'Die Zwei-Faktor-Authentifizierung ist ausgeschaltet',
+      paragraphs: ['Für Ihr Konto wurde soeben die Zwei-Faktor-Authentifizierung ausgeschaltet: Bei der Anmeldung wird nur noch Ihr Passwort verlangt.'],
+      action: 'Sicherheitseinstellungen prüfen',
+      after: ['Falls Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück und schalten Sie die Zwei-Faktor-Authentifizierung wieder ein: {{resetLink}}'],
+    },
+    'recovery-codes-replaced': {
+      subject: 'Neue Wiederherstellungscodes für Ihr Konto',
+      paragraphs: ['Für Ihr Konto wurden soeben neue Wiederherstellungscodes erstellt. Die bisherigen Codes gelten nicht mehr.'],
+      action: 'Sicherheitseinstellungen prüfen',
+      after: ['Falls Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück: {{resetLink}}'],
+    },
     'new-sign-in': {
       subject: 'Neue Anmeldung bei Ihrem Konto',
       paragraphs: [

@@ -41,6 +41,27 @@ export const en: MailTexts = {
       paragraphs: ['An administrator signed your account out on every device. Sign in again to continue.'],
       after: ['If you think someone else knows your password, reset it now: {{resetLink}}'],
     },
+    'two-factor-enabled': {
+      subject: 'Two-factor authentication is on',
+      paragraphs: [
+        'Two-factor authentication was just turned on for your account: signing in now asks for a code from your authenticator app after your password.',
+        'Keep your recovery codes somewhere safe: each one signs you in once if you lose your phone.',
+      ],
+      action: 'Review your security settings',
+      after: ['If you did not do this, reset your password now: {{resetLink}}'],
+    },
+    'two-factor-disabled': {
+      subject: 'Two-factor authentication is off',
+      paragraphs: ['Two-factor authentication was just turned off for your account: signing in now asks only for your password.'],
+      action: 'Review your security settings',
+      after: ['If you did not do this, reset your password now and turn two-factor authentication on again: {{resetLink}}'],
+    },
+    'recovery-codes-replaced': {
+      subject: 'New recovery codes for your account',
+      paragraphs: ['A new set of recovery codes was just made for your account. The codes you had before no longer work.'],
+      action: 'Review your security settings',
+      after: ['If you did not do this, reset your password now: {{resetLink}}'],
+    },
     'new-sign-in': {
       subject: 'New sign-in to your account',
       paragraphs: [

@@ -41,6 +41,27 @@ export const es: MailTexts = {
       paragraphs: ['Un administrador cerró la sesión de tu cuenta en todos tus dispositivos. Vuelve a iniciar sesión para continuar.'],
       after: ['Si crees que otra persona conoce tu contraseña, restablécela ahora: {{resetLink}}'],
     },
+    'two-factor-enabled': {
+      subject: 'La autenticación en dos pasos está activada',
+      paragraphs: [
+        'Se acaba de activar la autenticación en dos pasos en su cuenta: al iniciar sesión se pedirá un código de su aplicación de autenticación después de la contraseña.',
+        'Guarde sus códigos de recuperación en un lugar seguro: cada uno le permite iniciar sesión una vez si pierde el teléfono.',
+      ],
+      action: 'Revisar sus ajustes de seguridad',
+      after: ['Si no fue usted, restablezca su contraseña ahora: {{resetLink}}'],
+    },
+    'two-factor-disabled': {
+      subject: 'La autenticación en dos pasos está desactivada',
+      paragraphs: ['Se acaba de desactivar la autenticación en dos pasos en su cuenta: al iniciar sesión solo se pedirá la contraseña.'],
+      action: 'Revisar sus ajustes de seguridad',
+      after: ['Si no fue usted, restablezca su contraseña ahora y vuelva a activar la autenticación en dos pasos: {{resetLink}}'],
+    },
+    'recovery-codes-replaced': {
+      subject: 'Nuevos códigos de recuperación para su cuenta',
+      paragraphs: ['Se acaba de crear un nuevo conjunto de códigos de recuperación para su cuenta. Los códigos anteriores ya no funcionan.'],
+      action: 'Revisar sus ajustes de seguridad',
+      after: ['Si no fue usted, restablezca su contraseña ahora: {{resetLink}}'],
+    },
     'new-sign-in': {
       subject: 'Nuevo inicio de sesión en tu cuenta',
       paragraphs: [

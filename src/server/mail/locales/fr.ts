@@ -41,6 +41,27 @@ export const fr: MailTexts = {
       paragraphs: ['Un administrateur a déconnecté votre compte sur tous vos appareils. Reconnectez-vous pour continuer.'],
       after: ["Si vous pensez que quelqu'un d'autre connaît votre mot de passe, réinitialisez-le maintenant : {{resetLink}}"],
     },
+    'two-factor-enabled': {
+      subject: "L'authentification à deux facteurs est activée",
+      paragraphs: [
+        "L'authentification à deux facteurs vient d'être activée sur votre compte : la connexion demande désormais un code de votre application d'authentification après votre mot de passe.",
+        'Gardez vos codes de récupération en lieu sûr : chacun vous connecte une fois si vous perdez votre téléphone.',
+      ],
+      action: 'Vérifier vos réglages de sécurité',
+      after: ["Si ce n'était pas vous, réinitialisez votre mot de passe maintenant : {{resetLink}}"],
+    },
+    'two-factor-disabled': {
+      subject: "L'authentification à deux facteurs est désactivée",
+      paragraphs: ["L'authentification à deux facteurs vient d'être désactivée sur votre compte : la connexion ne demande plus que votre mot de passe."],
+      action: 'Vérifier vos réglages de sécurité',
+      after: ["Si ce n'était pas vous, réinitialisez votre mot de passe maintenant et réactivez l'authentification à deux facteurs : {{resetLink}}"],
+    },
+    'recovery-codes-replaced': {
+      subject: 'Nouveaux codes de récupération pour votre compte',
+      paragraphs: ["Un nouveau jeu de codes de récupération vient d'être créé pour votre compte. Les codes précédents ne fonctionnent plus."],
+      action: 'Vérifier vos réglages de sécurité',
+      after: ["Si ce n'était pas vous, réinitialisez votre mot de passe maintenant : {{resetLink}}"],
+    },
     'new-sign-in': {
       subject: 'Nouvelle connexion à votre compte',
       paragraphs: [

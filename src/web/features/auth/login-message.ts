@@ -8,6 +8,7 @@ import type { TranslationKey } from '~web/lib/i18n'
  */
 const BY_CODE: Partial<Record<FailureCode, TranslationKey>> = {
   RATE_LIMITED: 'login.errors.tooManyAttempts',
+  INVALID_CODE: 'twoFactor.invalidCode',
   INVALID_CREDENTIALS: 'login.errors.invalidCredentials',
   EMAIL_NOT_VERIFIED: 'login.errors.notVerified',
   NETWORK_ERROR: 'login.errors.network',

@@ -1,4 +1,6 @@
-import { useEffect, useState } from 'react'
+import KeyRound from 'lucide-react/icons/key-round'
+import { lazy, Suspense, useEffect, useState } from 'react'
+import type { MfaRequired } from '~shared/schemas/two-factor'
 import { Link, Navigate, useLocation, useNavigate } from 'react-router'
 import { Alert } from '~web/components/ui/alert'
 import { Button, buttonClass } from '~web/components/ui/button'
@@ -18,6 +20,8 @@ import { loginMessageKey } from '../login-message'
 import { AuthCard } from './auth-card'
 
 const loginSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.loginSchema))
+// Only accounts with two-factor on need it: kept out of the sign-in page's first load.
+const SecondStepForm = lazy(() => import('./second-step-form').then((m) => ({ default: m.SecondStepForm })))
 
 /** What the previous page may hand to the sign-in page. */
 export interface LoginLocationState {
@@ -34,6 +38,7 @@ export function LoginPage() {
   const current = useSession()
   const state = (location.state ?? {}) as LoginLocationState
   const [failure, setFailure] = useState<{ key: TranslationKey; email: string } | null>(null)
+  const [secondStep, setSecondStep] = useState<(MfaRequired & { email: string }) | null>(null)
   const form = useSchemaForm({ schema: loginSchema, defaultValues: { email: '', password: '' } })
   const { errors, isSubmitting } = form.formState
   // Passkey controls only where the browser has WebAuthn: none at all elsewhere.
@@ -91,7 +96,8 @@ export function LoginPage() {
   const onSubmit = form.handleSubmit(async (values) => {
     setFailure(null)
     try {
-      await login(values)
+      const result = await login(values)
+      if ('mfaRequired' in result) return void setSecondStep({ ...result, email: values.email })
       notify.success(t('login.success'))
     } catch (error) {
       const blocked = blockedStateOf(error)
@@ -100,6 +106,14 @@ export function LoginPage() {
       setFailure({ key: loginMessageKey(isApiError(error) ? error.message : '', isApiError(error) ? error.code : undefined), email: values.email })
     }
   })
+
+  if (secondStep) {
+    return (
+      <Suspense fallback={null}>
+        <SecondStepForm mfaToken={secondStep.mfaToken} methods={secondStep.methods} email={secondStep.email} onRestart={() => setSecondStep(null)} />
+      </Suspense>
+    )
+  }
 
   return (
     <AuthCard

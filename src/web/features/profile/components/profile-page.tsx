@@ -2,6 +2,7 @@ import { PageHeader } from '~web/components/ui/page-header'
 import { Tab, TabList, TabPanel, Tabs } from '~web/components/ui/tabs'
 import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
+import { TwoFactorSection } from '~web/features/security/components/two-factor-section'
 import { SignedInDevices } from '~web/features/security/components/signed-in-devices'
 import { PasskeysSection } from '~web/features/security/components/passkeys-section'
 import { useProfile } from '../api/get-profile'
@@ -27,6 +28,7 @@ export function ProfilePage() {
         <TabPanel value="security">
           <div className="space-y-6">
             <ChangePasswordForm />
+            <TwoFactorSection email={user.email} />
             <PasskeysSection />
             <SignedInDevices />
           </div>
