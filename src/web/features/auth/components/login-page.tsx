@@ -1,4 +1,3 @@
-import KeyRound from 'lucide-react/icons/key-round'
 import { lazy, Suspense, useEffect, useState } from 'react'
 import type { MfaRequired } from '~shared/schemas/two-factor'
 import { Link, Navigate, useLocation, useNavigate } from 'react-router'
