@@ -15,6 +15,7 @@ import { NETWORK_ERROR_MESSAGE, TIMEOUT_MESSAGE } from '~web/lib/failures'
 import { currentLanguage, translateMessage, setLanguage } from '~web/lib/i18n'
 import { parseSettings } from '~web/lib/settings'
 import { en, type Messages } from '~web/locales/en'
+import { enApp } from '~web/locales/en-app'
 import { toastTexts } from './support/queries'
 import { renderApp } from './support/render-app'
 import { makeUser } from './support/users'
@@ -31,7 +32,7 @@ function leaves(node: unknown, prefix = ''): Record<string, string> {
 }
 
 describe('translations', () => {
-  const english = leaves({ ...en, messages: {} })
+  const english = leaves({ ...en, ...enApp, messages: {} })
   const shared = [
     ...Object.values(fieldMessages),
     ...Object.values(passwordPolicyMessages),
@@ -67,7 +68,7 @@ describe('translations', () => {
   })
 
   test.each(['en', ...Object.keys(locales)])('%s: a button named for its row still contains the words it shows (WCAG 2.5.3, label in name)', async (language) => {
-    const dictionary = language === 'en' ? en : (await locales[language]!()).default
+    const dictionary = language === 'en' ? { ...en, ...enApp } : (await locales[language]!()).default
     const words = (text: string) => text.toLocaleLowerCase(language).split(/\s+/).filter(Boolean)
     const containsLabel = (name: string, label: string) => words(name).join(' ').includes(words(label).join(' '))
     for (const area of ['developer', 'moderator'] as const) {

@@ -3,6 +3,7 @@ import { Navigate, type RouteObject } from 'react-router'
 import { PageSpinner } from '~web/components/ui/spinner'
 import { paths } from '~web/config/paths'
 import type { RouteHandle } from './require-access'
+import { loadAppTexts } from '~web/lib/i18n'
 import { RouteError } from './route-error'
 
 /**
@@ -16,10 +17,11 @@ function page<M>(load: () => Promise<M>, pick: (module: M) => ComponentType) {
   return async () => ({ Component: pick(await load()) })
 }
 
-const guarded = (path: (typeof paths)[keyof typeof paths] & RouteHandle['page'], lazy: RouteObject['lazy']): RouteObject => ({
+/** A signed-in page: its module and the signed-in area's English texts (decision 0213), together. */
+const guarded = (path: (typeof paths)[keyof typeof paths] & RouteHandle['page'], load: () => Promise<{ Component: ComponentType }>): RouteObject => ({
   path,
   handle: { page: path } satisfies RouteHandle,
-  lazy,
+  lazy: async () => (await Promise.all([load(), loadAppTexts()]))[0],
 })
 
 export const routes: RouteObject[] = [

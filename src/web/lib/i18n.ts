@@ -1,10 +1,12 @@
 import { useSyncExternalStore } from 'react'
 import { LANGUAGES, type Language } from '~shared/constants'
-import { en, type Messages } from '~web/locales/en'
+import type { AppTexts } from '~web/locales/en-app'
+import { type CoreTexts, en, type Messages } from '~web/locales/en'
 
 /**
- * Translations for en, fr, es and de. English ships with the app; the other languages are
- * separate chunks loaded when chosen. Keys are checked by the compiler. Texts that come from the
+ * Translations for en, fr, es and de. English ships with the app, except the texts of the
+ * signed-in area's pages (locales/en-app.ts), a chunk loaded with the first signed-in page
+ * (`loadAppTexts`, decision 0213); the other languages are separate chunks loaded when chosen. Keys are checked by the compiler. Texts that come from the
  * shared schemas or the server (validation and error messages) are written in English once, in
  * src/shared; the other languages translate them by their English text (`translateMessage`).
  * A small module of our own rather than i18next: the sign-in page's size budget (see
@@ -24,11 +26,16 @@ const loaders: Record<Exclude<Language, 'en'>, () => Promise<{ default: Messages
   de: () => import('~web/locales/de'),
 }
 
+/** What English holds so far: the core, and the signed-in area's texts once loaded. */
+type EnglishTexts = CoreTexts & Partial<AppTexts>
+
 let language: Language = 'en'
-let dictionary: Messages = en
+let english: EnglishTexts = en
+let dictionary: Messages | EnglishTexts = en
+let appTexts: Promise<void> | undefined
 const listeners = new Set<() => void>()
 
-function lookup(dict: Messages, key: string): string | undefined {
+function lookup(dict: Messages | EnglishTexts, key: string): string | undefined {
   let node: unknown = dict
   for (const part of key.split('.')) {
     if (!node || typeof node !== 'object') return undefined
@@ -43,7 +50,7 @@ function interpolate(text: string, vars?: Vars): string {
 }
 
 export function t(key: TranslationKey, vars?: Vars): string {
-  return interpolate(lookup(dictionary, key) ?? lookup(en, key) ?? key, vars)
+  return interpolate(lookup(dictionary, key) ?? lookup(english, key) ?? key, vars)
 }
 
 /** A message written in English in src/shared or by the server, in the current language when known. */
@@ -74,11 +81,26 @@ export function browserLanguage(preferred: readonly string[] | undefined = typeo
 
 /** Switches the interface language, loading that language first when needed. */
 export async function setLanguage(next: Language): Promise<void> {
-  const dict = next === 'en' ? en : (await loaders[next]()).default
+  const dict = next === 'en' ? english : (await loaders[next]()).default
   language = next
   dictionary = dict
   if (typeof document !== 'undefined') document.documentElement.lang = next
   listeners.forEach((listener) => listener())
+}
+
+/**
+ * Loads the English texts of the signed-in area's pages (once). Every signed-in page's route waits
+ * for it (app/routes.tsx), so those pages never show a key.
+ */
+export function loadAppTexts(): Promise<void> {
+  appTexts ??= import('~web/locales/en-app').then(({ enApp }) => {
+    english = { ...en, ...enApp }
+    if (language === 'en') {
+      dictionary = english
+      listeners.forEach((listener) => listener())
+    }
+  })
+  return appTexts
 }
 
 function subscribe(listener: () => void): () => void {

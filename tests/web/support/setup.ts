@@ -1,6 +1,6 @@
 import { cleanup, configure } from '@testing-library/react'
-import { afterAll, afterEach, beforeEach, vi } from 'vitest'
-import { setLanguage } from '~web/lib/i18n'
+import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest'
+import { loadAppTexts, setLanguage } from '~web/lib/i18n'
 import { queryClient } from '~web/lib/query-client'
 import { session } from '~web/lib/session'
 import { toasterWanted } from '~web/lib/toast'
@@ -50,6 +50,9 @@ const allowed: RegExp[] = []
 export function allowConsoleError(pattern: RegExp): void {
   allowed.push(pattern)
 }
+
+// Components are rendered without their routes, which would load the signed-in area's texts.
+beforeAll(() => loadAppTexts())
 
 beforeEach(async () => {
   consoleErrors = []

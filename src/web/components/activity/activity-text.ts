@@ -1,6 +1,6 @@
 import { ROLES, type Role } from '~shared/constants'
 import { type I18n } from '~web/lib/i18n'
-import { en } from '~web/locales/en'
+import { enApp as en } from '~web/locales/en-app'
 
 /**
  * Activity entries are written by the server in English. The ones it writes are known (their
