@@ -61,6 +61,7 @@ export const API_ACCESS = {
   'POST /admin/users/:id/invitation': ADMIN_ONLY,
   'POST /admin/users/:id/password-reset': ADMIN_ONLY,
   'DELETE /admin/users/:id/sessions': ADMIN_ONLY,
+  'DELETE /admin/users/:id/mfa': ADMIN_ONLY,
   'GET /admin/stats': ADMIN_ONLY,
   'GET /admin/users/export': ADMIN_ONLY,
   'GET /admin/activity-logs/export': ADMIN_ONLY,

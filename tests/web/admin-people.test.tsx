@@ -84,7 +84,8 @@ describe("the admin's actions on a user's security", () => {
   test.each([
     ['Sign out everywhere', 'Sign Out Everywhere', 'DELETE /admin/users/:id/sessions', 'Cleo Client was signed out everywhere'],
     ['Send password reset link', 'Send Password Reset Link', 'POST /admin/users/:id/password-reset', 'A password reset link was sent to Cleo Client'],
-  ])('%s asks first, then calls the server and says it is done', async (item, title, route, done) => {
+    ['Reset two-factor and passkeys', 'Reset Two-Factor and Passkeys', 'DELETE /admin/users/:id/mfa', 'Two-factor authentication and passkeys of Cleo Client were reset'],
+  ] as const)('%s asks first, then calls the server and says it is done', async (item, title, route, done) => {
     const { api, user } = renderUsers()
     api.on(route, ok(undefined, 'Done'))
     await screen.findByRole('heading', { name: 'User Management (3)' })
@@ -98,7 +99,7 @@ describe("the admin's actions on a user's security", () => {
         .find((button) => button.textContent !== 'Cancel' && button.textContent !== '')!,
     )
     await waitFor(() => expect(api.callsTo(route)).toHaveLength(1))
-    expect(api.callsTo(route)[0]!.path).toBe(`/admin/users/${client.id}/${route.endsWith('sessions') ? 'sessions' : 'password-reset'}`)
+    expect(api.callsTo(route)[0]!.path).toBe(`/admin/users/${client.id}/${route.split('/:id/')[1]}`)
     await waitFor(() => expect(toastTexts()).toEqual([done]))
     await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Actions for Cleo Client' })))
   })
@@ -133,11 +134,35 @@ describe("the admin's actions on a user's security", () => {
       within(security)
         .getAllByRole('button')
         .map((button) => button.textContent),
-    ).toEqual(['Send password reset link', 'Sign out everywhere'])
+    ).toEqual(['Send password reset link', 'Sign out everywhere', 'Reset two-factor and passkeys'])
     await user.click(within(security).getByRole('button', { name: 'Send password reset link' }))
     const confirm = await screen.findByRole('dialog', { name: 'Send Password Reset Link' })
     await user.click(within(confirm).getByRole('button', { name: 'Send link' }))
     await waitFor(() => expect(api.callsTo('POST /admin/users/:id/password-reset')).toHaveLength(1))
+  })
+
+  test('the two-factor reset from the edit dialog says what it does, asks, then calls the server', async () => {
+    const { api, user } = renderUsers()
+    api.on('DELETE /admin/users/:id/mfa', ok(undefined, 'Two-factor authentication and passkeys reset'))
+    await screen.findByRole('heading', { name: 'User Management (3)' })
+    await choose(user, 'Cleo Client', 'Edit')
+    const edit = await screen.findByRole('dialog', { name: 'Edit User' })
+    await user.click(within(within(edit).getByRole('region', { name: 'Security' })).getByRole('button', { name: 'Reset two-factor and passkeys' }))
+    const confirm = await screen.findByRole('dialog', { name: 'Reset Two-Factor and Passkeys' })
+    expect(confirm.textContent).toContain('remove all their passkeys')
+    expect(api.callsTo('DELETE /admin/users/:id/mfa')).toHaveLength(0)
+    await user.click(within(confirm).getByRole('button', { name: 'Reset two-factor' }))
+    await waitFor(() => expect(api.callsTo('DELETE /admin/users/:id/mfa')).toHaveLength(1))
+    expect(api.callsTo('DELETE /admin/users/:id/mfa')[0]!.path).toBe(`/admin/users/${client.id}/mfa`)
+    await waitFor(() => expect(toastTexts()).toEqual(['Two-factor authentication and passkeys of Cleo Client were reset']))
+  })
+
+  test("the two-factor reset is unavailable on the admin's own account", async () => {
+    const { user } = renderUsers()
+    await screen.findByRole('heading', { name: 'User Management (3)' })
+    await user.click(screen.getByRole('button', { name: 'Actions for Ada Admin' }))
+    const item = within(await screen.findByRole('menu')).getByRole('menuitem', { name: /Reset two-factor and passkeys/ })
+    expect(item.getAttribute('aria-disabled')).toBe('true')
   })
 })
 

@@ -45,6 +45,7 @@ export const OPERATION_SUMMARIES: Partial<Record<ApiEndpoint, string>> = {
   'POST /admin/users/:id/invitation': 'Send a new invitation to a user who has not joined (older links die)',
   'POST /admin/users/:id/password-reset': 'E-mail a user a password reset link (not oneself)',
   'DELETE /admin/users/:id/sessions': 'Sign a user out everywhere (not oneself)',
+  'DELETE /admin/users/:id/mfa': 'Turn a user’s two-factor off and remove their passkeys, for a lost phone (not oneself)',
   'GET /admin/stats': 'Dashboard statistics',
   'GET /health': 'Status and database kind',
   'GET /health/live': 'Liveness: the process answers',

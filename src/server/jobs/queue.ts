@@ -29,6 +29,7 @@ export type MailMessage = { lang: Language } & (
   | { template: 'invitation'; to: string; name: string; link: string; invitedBy: string }
   | { template: 'signed-out-by-admin'; to: string; name: string; resetLink: string }
   | { template: 'two-factor-enabled' | 'two-factor-disabled' | 'recovery-codes-replaced'; to: string; name: string; profileLink: string; resetLink: string }
+  | { template: 'second-factors-reset-by-admin'; to: string; name: string; profileLink: string; resetLink: string }
   | { template: 'new-sign-in'; to: string; name: string; browser: string | null; os: string | null; ip: string | null; at: string; link: string }
   | { template: 'passkey-added'; to: string; name: string; passkeyName: string; profileLink: string }
 )

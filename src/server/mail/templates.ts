@@ -90,6 +90,7 @@ export function renderMail(message: MailMessage, appName: string): RenderedMail 
     case 'two-factor-enabled':
     case 'two-factor-disabled':
     case 'recovery-codes-replaced':
+    case 'second-factors-reset-by-admin':
     case 'passkey-added':
       return compose(message, rendering, part, message.profileLink)
   }

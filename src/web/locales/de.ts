@@ -320,6 +320,7 @@ const de: Messages = {
       renamedPasskey: 'Passkey umbenannt',
       removedPasskey: 'Passkey entfernt',
       loggedInWithPasskey: 'Mit einem Passkey angemeldet',
+      resetSecondFactors: 'Zwei-Faktor-Authentifizierung und Passkeys von {{name}} ({{email}}) zurückgesetzt',
     },
     badges: {
       logged: 'Sitzung',
@@ -351,6 +352,9 @@ const de: Messages = {
       wrongTwoFactorCode: 'Falscher Zwei-Faktor-Code',
       unknownPasskey: 'Unbekannter Passkey',
       passkeyCheckFailed: 'Passkey-Prüfung fehlgeschlagen',
+      twoFactorOffPasskeysRemoved: 'Zwei-Faktor-Authentifizierung ausgeschaltet, Passkeys entfernt',
+      twoFactorTurnedOff: 'Zwei-Faktor-Authentifizierung ausgeschaltet',
+      passkeysRemoved: 'Passkeys entfernt',
     },
   },
   admin: {
@@ -514,6 +518,14 @@ const de: Messages = {
       confirm: 'Überall abmelden',
       done: '{{name}} wurde überall abgemeldet',
       failed: 'Der Benutzer konnte nicht abgemeldet werden',
+    },
+    'reset-mfa': {
+      menu: 'Zwei-Faktor und Passkeys zurücksetzen',
+      title: 'Zwei-Faktor und Passkeys zurücksetzen',
+      text: 'Die Zwei-Faktor-Authentifizierung von {{name}} ({{email}}) ausschalten und alle Passkeys entfernen? Für den Fall eines verlorenen Telefons: Die Person meldet sich dann nur mit ihrem Passwort an und wird per E-Mail informiert.',
+      confirm: 'Zurücksetzen',
+      done: 'Zwei-Faktor-Authentifizierung und Passkeys von {{name}} wurden zurückgesetzt',
+      failed: 'Die Zwei-Faktor-Authentifizierung konnte nicht zurückgesetzt werden',
     },
   },
   audit: {

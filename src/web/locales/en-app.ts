@@ -158,6 +158,7 @@ export const enApp = {
       renamedPasskey: 'Renamed a passkey',
       removedPasskey: 'Removed a passkey',
       loggedInWithPasskey: 'Logged in with a passkey',
+      resetSecondFactors: 'Reset two-factor authentication and passkeys of {{name}} ({{email}})',
     },
     /** The badge: the first word of the English text, by that word in lower case. */
     badges: {
@@ -191,6 +192,9 @@ export const enApp = {
       wrongTwoFactorCode: 'Wrong two-factor code',
       unknownPasskey: 'Unknown passkey',
       passkeyCheckFailed: 'Passkey check failed',
+      twoFactorOffPasskeysRemoved: 'Two-factor authentication turned off, passkeys removed',
+      twoFactorTurnedOff: 'Two-factor authentication turned off',
+      passkeysRemoved: 'Passkeys removed',
     },
   },
   admin: {
@@ -311,6 +315,14 @@ export const enApp = {
       confirm: 'Sign out everywhere',
       done: '{{name}} was signed out everywhere',
       failed: 'Failed to sign the user out',
+    },
+    'reset-mfa': {
+      menu: 'Reset two-factor and passkeys',
+      title: 'Reset Two-Factor and Passkeys',
+      text: 'Turn off two-factor authentication for {{name}} ({{email}}) and remove all their passkeys? Use this when they lost their phone: they will sign in with their password alone, and are told by e-mail.',
+      confirm: 'Reset two-factor',
+      done: 'Two-factor authentication and passkeys of {{name}} were reset',
+      failed: 'Failed to reset two-factor authentication',
     },
   },
   audit: {

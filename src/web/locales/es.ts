@@ -320,6 +320,7 @@ const es: Messages = {
       renamedPasskey: 'Llave de acceso renombrada',
       removedPasskey: 'Llave de acceso quitada',
       loggedInWithPasskey: 'Sesión iniciada con una llave de acceso',
+      resetSecondFactors: 'Autenticación en dos pasos y llaves de acceso de {{name}} ({{email}}) restablecidas',
     },
     badges: {
       logged: 'Sesión',
@@ -351,6 +352,9 @@ const es: Messages = {
       wrongTwoFactorCode: 'Código de dos pasos incorrecto',
       unknownPasskey: 'Llave de acceso desconocida',
       passkeyCheckFailed: 'Falló la comprobación de la llave de acceso',
+      twoFactorOffPasskeysRemoved: 'Autenticación en dos pasos desactivada, llaves de acceso eliminadas',
+      twoFactorTurnedOff: 'Autenticación en dos pasos desactivada',
+      passkeysRemoved: 'Llaves de acceso eliminadas',
     },
   },
   admin: {
@@ -514,6 +518,14 @@ const es: Messages = {
       confirm: 'Cerrar sesión en todas partes',
       done: 'Se cerró la sesión de {{name}} en todas partes',
       failed: 'No se pudo cerrar la sesión del usuario',
+    },
+    'reset-mfa': {
+      menu: 'Restablecer dos pasos y llaves de acceso',
+      title: 'Restablecer dos pasos y llaves de acceso',
+      text: '¿Desactivar la autenticación en dos pasos de {{name}} ({{email}}) y eliminar todas sus llaves de acceso? Úselo cuando haya perdido el teléfono: iniciará sesión solo con su contraseña y se le avisará por correo.',
+      confirm: 'Restablecer',
+      done: 'Se restablecieron la autenticación en dos pasos y las llaves de acceso de {{name}}',
+      failed: 'No se pudo restablecer la autenticación en dos pasos',
     },
   },
   audit: {

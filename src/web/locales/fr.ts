@@ -320,6 +320,7 @@ const fr: Messages = {
       renamedPasskey: 'Clé d’accès renommée',
       removedPasskey: 'Clé d’accès retirée',
       loggedInWithPasskey: 'Connecté avec une clé d’accès',
+      resetSecondFactors: 'Authentification à deux facteurs et clés d’accès de {{name}} ({{email}}) réinitialisées',
     },
     badges: {
       logged: 'Session',
@@ -351,6 +352,9 @@ const fr: Messages = {
       wrongTwoFactorCode: 'Code à deux facteurs incorrect',
       unknownPasskey: 'Clé d’accès inconnue',
       passkeyCheckFailed: 'Vérification de la clé d’accès échouée',
+      twoFactorOffPasskeysRemoved: 'Authentification à deux facteurs désactivée, clés d’accès supprimées',
+      twoFactorTurnedOff: 'Authentification à deux facteurs désactivée',
+      passkeysRemoved: 'Clés d’accès supprimées',
     },
   },
   admin: {
@@ -514,6 +518,14 @@ const fr: Messages = {
       confirm: 'Déconnecter partout',
       done: '{{name}} a été déconnecté partout',
       failed: "Échec de la déconnexion de l'utilisateur",
+    },
+    'reset-mfa': {
+      menu: 'Réinitialiser la double authentification et les clés d’accès',
+      title: 'Réinitialiser la double authentification et les clés d’accès',
+      text: 'Désactiver l’authentification à deux facteurs de {{name}} ({{email}}) et supprimer toutes ses clés d’accès ? À utiliser après la perte d’un téléphone : la personne se connectera avec son seul mot de passe et en sera informée par e-mail.',
+      confirm: 'Réinitialiser',
+      done: 'L’authentification à deux facteurs et les clés d’accès de {{name}} ont été réinitialisées',
+      failed: 'Échec de la réinitialisation de l’authentification à deux facteurs',
     },
   },
   audit: {

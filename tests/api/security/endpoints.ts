@@ -265,6 +265,8 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   { key: 'GET /admin/stats', method: 'GET', as: 'admin', path: () => '/api/admin/stats' },
   // Ends the target's sessions (the target is nobody's caller in the suites).
   { key: 'DELETE /admin/users/:id/sessions', method: 'DELETE', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/sessions` },
+  // Turns the target's two-factor off and removes its passkeys: the target has none, so nothing changes.
+  { key: 'DELETE /admin/users/:id/mfa', method: 'DELETE', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/mfa` },
   { key: 'GET /health', method: 'GET', as: 'anonymous', path: () => '/api/health' },
   { key: 'GET /health/live', method: 'GET', as: 'anonymous', path: () => '/api/health/live' },
   { key: 'GET /health/ready', method: 'GET', as: 'anonymous', path: () => '/api/health/ready' },

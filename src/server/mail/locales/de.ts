@@ -62,6 +62,15 @@ export const de: MailTexts = {
       action: 'Sicherheitseinstellungen prüfen',
       after: ['Falls Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück: {{resetLink}}'],
     },
+    'second-factors-reset-by-admin': {
+      subject: 'Zwei-Faktor-Authentifizierung und Passkeys wurden zurückgesetzt',
+      paragraphs: [
+        'Ein Administrator hat die Zwei-Faktor-Authentifizierung für Ihr Konto ausgeschaltet und seine Passkeys entfernt, zum Beispiel nach dem Verlust eines Telefons. Bei der Anmeldung wird nur noch Ihr Passwort verlangt.',
+        'In Ihren Sicherheitseinstellungen können Sie die Zwei-Faktor-Authentifizierung wieder einschalten und neue Passkeys hinzufügen.',
+      ],
+      action: 'Sicherheitseinstellungen prüfen',
+      after: ['Falls Sie das nicht veranlasst haben, setzen Sie Ihr Passwort jetzt zurück: {{resetLink}}'],
+    },
     'new-sign-in': {
       subject: 'Neue Anmeldung bei Ihrem Konto',
       paragraphs: [

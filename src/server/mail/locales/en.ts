@@ -62,6 +62,15 @@ export const en: MailTexts = {
       action: 'Review your security settings',
       after: ['If you did not do this, reset your password now: {{resetLink}}'],
     },
+    'second-factors-reset-by-admin': {
+      subject: 'Two-factor authentication and passkeys were reset',
+      paragraphs: [
+        'An administrator turned off two-factor authentication for your account and removed its passkeys, for example after a lost phone. Signing in now asks only for your password.',
+        'You can turn two-factor authentication on again and add new passkeys in your security settings.',
+      ],
+      action: 'Review your security settings',
+      after: ['If you did not ask for this, reset your password now: {{resetLink}}'],
+    },
     'new-sign-in': {
       subject: 'New sign-in to your account',
       paragraphs: [

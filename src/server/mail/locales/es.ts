@@ -62,6 +62,15 @@ export const es: MailTexts = {
       action: 'Revisar sus ajustes de seguridad',
       after: ['Si no fue usted, restablezca su contraseña ahora: {{resetLink}}'],
     },
+    'second-factors-reset-by-admin': {
+      subject: 'Se restablecieron la autenticación en dos pasos y las llaves de acceso',
+      paragraphs: [
+        'Un administrador desactivó la autenticación en dos pasos de su cuenta y eliminó sus llaves de acceso, por ejemplo tras la pérdida de un teléfono. Al iniciar sesión solo se pedirá la contraseña.',
+        'Puede volver a activar la autenticación en dos pasos y añadir nuevas llaves de acceso en sus ajustes de seguridad.',
+      ],
+      action: 'Revisar sus ajustes de seguridad',
+      after: ['Si no lo pidió usted, restablezca su contraseña ahora: {{resetLink}}'],
+    },
     'new-sign-in': {
       subject: 'Nuevo inicio de sesión en tu cuenta',
       paragraphs: [

@@ -62,6 +62,15 @@ export const fr: MailTexts = {
       action: 'Vérifier vos réglages de sécurité',
       after: ["Si ce n'était pas vous, réinitialisez votre mot de passe maintenant : {{resetLink}}"],
     },
+    'second-factors-reset-by-admin': {
+      subject: "L'authentification à deux facteurs et les clés d'accès ont été réinitialisées",
+      paragraphs: [
+        "Un administrateur a désactivé l'authentification à deux facteurs de votre compte et supprimé ses clés d'accès, par exemple après la perte d'un téléphone. La connexion ne demande plus que votre mot de passe.",
+        "Vous pouvez réactiver l'authentification à deux facteurs et ajouter de nouvelles clés d'accès dans vos réglages de sécurité.",
+      ],
+      action: 'Vérifier vos réglages de sécurité',
+      after: ["Si vous ne l'avez pas demandé, réinitialisez votre mot de passe maintenant : {{resetLink}}"],
+    },
     'new-sign-in': {
       subject: 'Nouvelle connexion à votre compte',
       paragraphs: [

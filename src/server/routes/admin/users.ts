@@ -14,12 +14,14 @@ import { deleteUser } from '~server/use-cases/delete-user'
 import { editUser } from '~server/use-cases/edit-user'
 import { inviteUser } from '~server/use-cases/invite-user'
 import { resendInvitation } from '~server/use-cases/resend-invitation'
+import { resetSecondFactors } from '~server/use-cases/reset-second-factors'
 import { sendResetLink } from '~server/use-cases/send-reset-link'
 import { signOutUser } from '~server/use-cases/sign-out-user'
 
 /**
  * User management (ADMIN only, by the permission table): list, read, invite, edit, delete, and the
- * admin's actions on a user's security (a reset link, signing out everywhere).
+ * admin's actions on a user's security (a reset link, signing out everywhere, turning two-factor
+ * off and removing the passkeys).
  */
 
 /** Any string: an id that is not a UUID is simply not found, never a database error. */
@@ -88,8 +90,11 @@ export function adminUserRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       return done('Password reset link sent')
     })
 
-    // DELETE /admin/users/:id/mfa (turning off a user's second factors) belongs here too, with the
-    // two-factor feature: same rules, same shape as the two actions around it.
+    app.delete('/admin/users/:id/mfa', { schema: { params: idParams, response: { 200: messageOnly, ...failures(401, 403, 404, 503) } } }, async (request) => {
+      const { user: actor } = requireAuth(request)
+      const reset = await resetSecondFactors(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip, lang: requestLanguage(request) })
+      return done(reset ? 'Two-factor authentication and passkeys reset' : 'The user had no two-factor authentication or passkeys to reset')
+    })
 
     app.delete('/admin/users/:id/sessions', { schema: { params: idParams, response: { 200: messageOnly, ...failures(401, 403, 404, 503) } } }, async (request) => {
       const { user: actor } = requireAuth(request)

@@ -6,11 +6,14 @@ import type { User } from '~shared/schemas/user'
  * behind a confirmation. Like an edit, none is allowed on one's own account: it stays listed,
  * unavailable, with the reason. "Resend invitation" is offered only to someone who has not
  * joined yet (an unverified address).
- *
- * The two-factor reset (DELETE /admin/users/:id/mfa, "Reset two-factor and passkeys") joins
- * this list, its call in `api/user-actions.ts` and its texts under `userActions` in the locales.
+ * "Reset two-factor and passkeys" turns the user's two-factor off and removes their passkeys (a
+ * lost phone). Each action's call is in `api/user-actions.ts`, its texts under `userActions` in
+ * the locales.
  */
-export const SECURITY_ACTIONS = ['resend-invitation', 'password-reset', 'sign-out'] as const
+export const SECURITY_ACTIONS = ['resend-invitation', 'password-reset', 'sign-out', 'reset-mfa'] as const
+
+/** The actions that take something away from the user (their confirmation button says so). */
+export const DESTRUCTIVE_ACTIONS: readonly UserSecurityAction[] = ['sign-out', 'reset-mfa']
 export type UserSecurityAction = (typeof SECURITY_ACTIONS)[number]
 
 export interface OfferedAction {

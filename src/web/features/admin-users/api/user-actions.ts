@@ -17,6 +17,7 @@ const SECURITY_CALLS: Record<UserSecurityAction, (id: string) => Promise<unknown
   'resend-invitation': (id) => api.post(`${userPath(id)}/invitation`),
   'password-reset': (id) => api.post(`${userPath(id)}/password-reset`),
   'sign-out': (id) => api.delete(`${userPath(id)}/sessions`),
+  'reset-mfa': (id) => api.delete(`${userPath(id)}/mfa`),
 }
 
 export function runSecurityAction(action: UserSecurityAction, id: string): Promise<unknown> {

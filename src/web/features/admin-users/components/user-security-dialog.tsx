@@ -5,7 +5,7 @@ import { toastFailure } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
 import { useSecurityAction } from '../api/user-actions'
-import type { UserSecurityAction } from '../security-actions'
+import { DESTRUCTIVE_ACTIONS, type UserSecurityAction } from '../security-actions'
 
 export interface PendingSecurityAction {
   user: User
@@ -50,7 +50,7 @@ export function UserSecurityDialog({
         <Button variant="outline" onClick={onClose}>
           {t('common.cancel')}
         </Button>
-        <Button variant={action === 'sign-out' ? 'danger' : 'primary'} onClick={() => void confirm()} disabled={run.isPending}>
+        <Button variant={action && DESTRUCTIVE_ACTIONS.includes(action) ? 'danger' : 'primary'} onClick={() => void confirm()} disabled={run.isPending}>
           {action ? (run.isPending ? t('userActions.working') : t(`userActions.${action}.confirm`)) : null}
         </Button>
       </div>

@@ -8,6 +8,7 @@ import Trash2 from 'lucide-react/icons/trash-2'
 import KeyRound from 'lucide-react/icons/key-round'
 import LogOut from 'lucide-react/icons/log-out'
 import MailPlus from 'lucide-react/icons/mail-plus'
+import ShieldOff from 'lucide-react/icons/shield-off'
 import type { AdminUser, SortOrder, UserSort } from '~shared/schemas/lists'
 import type { User } from '~shared/schemas/user'
 import { Avatar } from '~web/components/ui/avatar'
@@ -23,7 +24,12 @@ import { deleteBlockedReason, editBlockedReason } from '../user-rules'
 /** The admin's actions on a user's security, each opening its confirmation (`security-actions.ts`). */
 export type OnSecurityAction = (user: User, action: UserSecurityAction) => void
 
-const SECURITY_ICONS: Record<UserSecurityAction, typeof KeyRound> = { 'resend-invitation': MailPlus, 'password-reset': KeyRound, 'sign-out': LogOut }
+const SECURITY_ICONS: Record<UserSecurityAction, typeof KeyRound> = {
+  'resend-invitation': MailPlus,
+  'password-reset': KeyRound,
+  'sign-out': LogOut,
+  'reset-mfa': ShieldOff,
+}
 
 /**
  * The users table. On small screens each row becomes a card whose cells carry their column name,
