@@ -247,7 +247,7 @@ describe('user management', () => {
       const menu = page.getByRole('menu')
       await menu.waitFor()
       const items: Array<{ name: string; disabled: boolean; why: string }> = []
-      for (const name of ['Edit', 'Send password reset link', 'Sign out everywhere', 'Delete']) {
+      for (const name of ['Edit', 'Send password reset link', 'Sign out everywhere', 'Reset two-factor and passkeys', 'Delete']) {
         const item = menu.getByRole('menuitem', { name })
         await expect.poll(() => item.evaluate((element) => element === document.activeElement)).toBe(true)
         items.push({ name, disabled: (await item.getAttribute('aria-disabled')) === 'true', why: await accessibleDescription(item) })
@@ -275,18 +275,21 @@ describe('user management', () => {
       // The actions on an account's security follow the edit rule.
       { name: 'Send password reset link', disabled: true, why: 'Admins cannot edit their own account to prevent accidental privilege loss' },
       { name: 'Sign out everywhere', disabled: true, why: 'Admins cannot edit their own account to prevent accidental privilege loss' },
+      { name: 'Reset two-factor and passkeys', disabled: true, why: 'Admins cannot edit their own account to prevent accidental privilege loss' },
       { name: 'Delete', disabled: true, why: 'You cannot delete your own account' },
     ])
     expect(await actionsByKeyboard(otherAdmin)).toEqual([
       { name: 'Edit', disabled: false, why: '' },
       { name: 'Send password reset link', disabled: false, why: '' },
       { name: 'Sign out everywhere', disabled: false, why: '' },
+      { name: 'Reset two-factor and passkeys', disabled: false, why: '' },
       { name: 'Delete', disabled: true, why: 'Admin users cannot be deleted' },
     ])
     expect(await actionsByKeyboard(active)).toEqual([
       { name: 'Edit', disabled: false, why: '' },
       { name: 'Send password reset link', disabled: false, why: '' },
       { name: 'Sign out everywhere', disabled: false, why: '' },
+      { name: 'Reset two-factor and passkeys', disabled: false, why: '' },
       { name: 'Delete', disabled: true, why: 'User must be inactive before deletion' },
     ])
     // The reasons are on screen too, not only for screen readers: a tooltip while the pointer is
@@ -409,6 +412,7 @@ describe('activity lists', () => {
       'Email Verification',
       'Password Reset',
       'Logout',
+      'Security',
     ])
     await page.getByLabel('Search activities').fill(busy.email)
 

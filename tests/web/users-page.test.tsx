@@ -132,7 +132,7 @@ describe('unavailable actions say why, to keyboards and screen readers too', () 
     expect(edit.getAttribute('aria-disabled')).toBe('true')
     expect(reasonOf(edit)).toBe('Admins cannot edit their own account to prevent accidental privilege loss')
     // The security actions follow the edit rule: not on one's own account.
-    for (const action of ['Send password reset link', 'Sign out everywhere']) {
+    for (const action of ['Send password reset link', 'Sign out everywhere', 'Reset two-factor and passkeys']) {
       await user.keyboard('{ArrowDown}')
       const item = document.activeElement as HTMLElement
       expect(item.textContent).toContain(action)
@@ -143,7 +143,7 @@ describe('unavailable actions say why, to keyboards and screen readers too', () 
     expect(remove.textContent).toContain('Delete')
     expect(reasonOf(remove)).toBe('You cannot delete your own account')
     await user.keyboard('{Enter}')
-    expect(within(menu).getAllByRole('menuitem')).toHaveLength(4)
+    expect(within(menu).getAllByRole('menuitem')).toHaveLength(5)
     expect(screen.queryByRole('dialog')).toBeNull()
   })
 

@@ -88,8 +88,9 @@ export const routes: RouteObject[] = [
       },
       {
         path: paths.debug,
+        // Open signed in or out; its texts are the signed-in area's (decision 0213).
         lazy: page(
-          () => import('./layout/debug-route'),
+          () => Promise.all([import('./layout/debug-route'), loadAppTexts()]).then(([m]) => m),
           (m) => m.DebugRoute,
         ),
       },
