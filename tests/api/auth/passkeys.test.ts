@@ -383,6 +383,9 @@ describe('passkey sign-in throttling', () => {
   const t = useTestApp({ RATE_LIMIT: 'on' })
 
   it('throttles failed passkey sign-ins per client address', async () => {
+    // With the counters in Redis (TEST_REDIS_URL), a call made before the connection is up is
+    // refused (503); this is the file's first call on this app, so it waits for readiness first.
+    await expect.poll(async () => (await t.request('GET', '/api/health/ready')).statusCode).toBe(200)
     const options = (await t.request('POST', '/api/auth/passkeys/authentication/options', { remoteAddress: '203.0.113.9' })).json().data
     const stranger = new SoftwareAuthenticator(APP_ORIGIN)
     const user = await quickSignIn(t)

@@ -268,7 +268,10 @@ describe('two-factor sign-in under throttling', () => {
       for (let i = 0; i < 4; i++) expectFailure(await secondStep(t, { mfaToken, code: wrongCode(t, secret) }, `10.77.${round}.${i + 2}`), 401, 'INVALID_CODE')
     }
     expectFailure(await t.login(user.email, user.password, '10.77.9.1'), 429, 'RATE_LIMITED')
-    // When the window is over, a complete sign-in clears the count.
+    // When the window is over, a complete sign-in clears the count. Redis (TEST_REDIS_URL) ends
+    // windows by its own key expiry, which the test clock does not move: there, this part is left
+    // to the database store's run.
+    if (process.env.TEST_REDIS_URL) return
     t.clock.advance(RULES.signInByEmail.windowSeconds + 1)
     const mfaToken = await passwordStep(t, user, '10.77.10.1')
     expect((await secondStep(t, { mfaToken, code: codeAt(t, secret) }, '10.77.10.1')).statusCode).toBe(200)
