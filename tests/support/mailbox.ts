@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net'
 import PostalMime, { type Email } from 'postal-mime'
 import { SMTPServer } from 'smtp-server'
+import { afterAll, beforeAll } from 'vitest'
+import { type TestApp, useTestApp } from './test-app'
 
 /**
  * A real SMTP server on a free local port that keeps every message the product sends, parsed
@@ -112,4 +114,30 @@ export function linkTo(mail: ReceivedMail, pathname: string): URL {
   const link = mail.links.map((address) => new URL(address)).find((url) => url.pathname === pathname)
   if (!link) throw new Error(`the mail "${mail.subject}" has no link to ${pathname}:\n${mail.text}`)
   return link
+}
+
+/**
+ * A block's test app whose mail goes to a real SMTP server the test listens on: the mailbox starts
+ * before the app is made and closes after the app is closed. `env` adds settings (APP_NAME…).
+ */
+export function useMailboxTestApp(env: Record<string, string> = {}): { t: TestApp; smtp: Mailbox } {
+  let mailbox: Mailbox | undefined
+  beforeAll(async () => {
+    mailbox = await startMailbox()
+  })
+  afterAll(async () => {
+    await mailbox?.close()
+  })
+  const t = useTestApp(() => ({ SMTP_URL: `${started().smtpUrl}?ignoreTLS=true`, ...env }))
+  const started = (): Mailbox => {
+    if (!mailbox) throw new Error('The mailbox is used outside the tests of the block that made it.')
+    return mailbox
+  }
+  const smtp = new Proxy({} as Mailbox, {
+    get: (_, key) => {
+      const value: unknown = Reflect.get(started(), key)
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(started()) : value
+    },
+  })
+  return { t, smtp }
 }

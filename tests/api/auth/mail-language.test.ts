@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Mailbox, startMailbox } from '../../support/mailbox'
+import { describe, expect, it } from 'vitest'
+import { useMailboxTestApp } from '../../support/mailbox'
 import { STRONG_PASSWORD, useTestApp } from '../../support/test-app'
 import { forgotPassword, linkTo, mailTo, newVisitor, register, signInAs, tokenOf } from './helpers'
 
@@ -113,14 +113,7 @@ describe('e-mails in the language of the request that caused them', () => {
 })
 
 describe('e-mails carry the product name APP_NAME, through a real SMTP server', () => {
-  let smtp: Mailbox
-  beforeAll(async () => {
-    smtp = await startMailbox()
-  })
-  afterAll(async () => {
-    await smtp?.close()
-  })
-  const t = useTestApp(() => ({ SMTP_URL: `${smtp.smtpUrl}?ignoreTLS=true`, APP_NAME: 'Acme Portal' }))
+  const { t, smtp } = useMailboxTestApp({ APP_NAME: 'Acme Portal' })
 
   it('in the subject, the sender and the signature; the HTML part in the same language as the text', async () => {
     const visitor = newVisitor({ name: 'Émilie du Châtelet' })

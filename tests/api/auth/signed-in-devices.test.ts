@@ -1,8 +1,8 @@
 import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { hashToken } from '~server/auth/secure-token'
 import { Housekeeping } from '~server/jobs/housekeeping'
-import { type Mailbox, startMailbox } from '../../support/mailbox'
+import { useMailboxTestApp } from '../../support/mailbox'
 import { type TestApp, useTestApp } from '../../support/test-app'
 import { quickSignIn, quickUser } from '../helpers/users'
 import { SoftwareAuthenticator } from '../../support/software-authenticator'
@@ -203,14 +203,7 @@ describe('the signed-in devices list', () => {
 })
 
 describe('the new-sign-in e-mail, through an SMTP server', () => {
-  let smtp: Mailbox
-  beforeAll(async () => {
-    smtp = await startMailbox()
-  })
-  afterAll(async () => {
-    await smtp?.close()
-  })
-  const t = useTestApp(() => ({ SMTP_URL: `${smtp.smtpUrl}?ignoreTLS=true` }))
+  const { t, smtp } = useMailboxTestApp()
 
   const notices = async (email: string) => {
     await t.deliverMail()

@@ -1,7 +1,6 @@
 import type { Email } from 'postal-mime'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Mailbox, startMailbox } from '../../support/mailbox'
-import { useTestApp } from '../../support/test-app'
+import { describe, expect, it } from 'vitest'
+import { useMailboxTestApp } from '../../support/mailbox'
 import { APP_ORIGIN, expectFailure, newVisitor, register } from './helpers'
 
 /**
@@ -9,15 +8,7 @@ import { APP_ORIGIN, expectFailure, newVisitor, register } from './helpers'
  * random local port and reads each message as a mail client would.
  */
 describe('e-mail through an SMTP server', () => {
-  let smtp: Mailbox
-  beforeAll(async () => {
-    smtp = await startMailbox()
-  })
-  afterAll(async () => {
-    await smtp?.close()
-  })
-  // Made after the mailbox starts and closed before it stops.
-  const t = useTestApp(() => ({ SMTP_URL: `${smtp.smtpUrl}?ignoreTLS=true` }))
+  const { t, smtp } = useMailboxTestApp()
 
   const inbox = async (address: string) => {
     await t.deliverMail()

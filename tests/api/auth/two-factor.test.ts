@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { RULES } from '~server/rate-limit/rules'
 import { commitChange } from '~server/change'
 import { turnOffSecondFactors } from '~server/use-cases/disable-two-factor'
-import { type Mailbox, startMailbox } from '../../support/mailbox'
+import { useMailboxTestApp } from '../../support/mailbox'
 import { useTestApp } from '../../support/test-app'
 import { APP_ORIGIN, activitiesOf, expectFailure, expectFieldError, me } from './helpers'
 import { codeAt, mfaPost, passwordStep, secondStep, turnOnTwoFactor, wrongCode } from './two-factor-helpers'
@@ -280,14 +280,7 @@ describe('two-factor sign-in under throttling', () => {
 })
 
 describe('two-factor notices through an SMTP server', () => {
-  let smtp: Mailbox
-  beforeAll(async () => {
-    smtp = await startMailbox()
-  })
-  afterAll(async () => {
-    await smtp?.close()
-  })
-  const t = useTestApp(() => ({ SMTP_URL: `${smtp.smtpUrl}?ignoreTLS=true` }))
+  const { t, smtp } = useMailboxTestApp()
 
   it('e-mails the account when two-factor goes on, when recovery codes are replaced and when it goes off', async () => {
     const user = await t.signIn({ name: 'Grace Hopper' })
