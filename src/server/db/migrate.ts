@@ -12,6 +12,7 @@ import * as twoFactor from '~server/db/migrations/0010_two_factor'
 import * as passkeys from '~server/db/migrations/0011_passkeys'
 import * as adminListOrders from '~server/db/migrations/0012_admin_list_orders'
 import * as invitationsAndAudit from '~server/db/migrations/0013_invitations_and_audit'
+import * as signInWithAccounts from '~server/db/migrations/0014_sign_in_with_accounts'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0011_passkeys': passkeys,
   '0012_admin_list_orders': adminListOrders,
   '0013_invitations_and_audit': invitationsAndAudit,
+  '0014_sign_in_with_accounts': signInWithAccounts,
 }
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations }

@@ -45,6 +45,8 @@ export interface SessionsTable {
   refresh_token_sealed: Buffer | null
   /** When the session last passed the session check, to the minute (migration 0009). */
   last_used_at: Timestamp | null
+  /** How it was signed in, RFC 8176 values (`pwd`; `otp`, `mfa`; `hwk`, `user`); null: a password (migration 0014). */
+  amr: string[] | null
 }
 
 export interface RefreshTokensTable {
@@ -181,6 +183,70 @@ export interface WebAuthnChallengesTable {
   expires_at: Timestamp
 }
 
+export type ApplicationType = 'confidential' | 'public'
+
+/** An app that signs its users in with Accounts (migration 0014); `id` is its OpenID Connect `client_id`. */
+export interface OidcApplicationsTable {
+  id: string
+  name: string
+  type: ApplicationType
+  /** SHA-256 of the client secret; confidential apps only. */
+  secret_hash: Buffer | null
+  redirect_uris: string[]
+  post_logout_redirect_uris: ColumnType<string[], string[] | undefined, string[]>
+  backchannel_logout_uri: string | null
+  /** Roles that may sign in to the app; empty: every role. */
+  allowed_roles: ColumnType<string[], string[] | undefined, string[]>
+  first_party: ColumnType<boolean, boolean | undefined, boolean>
+  enabled: ColumnType<boolean, boolean | undefined, boolean>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** What the protocol engine stores, one row per model instance (oidc/adapter.ts). */
+export interface OidcPayloadsTable {
+  model: string
+  id: string
+  payload: ColumnType<Record<string, unknown>, string, string>
+  grant_id: string | null
+  uid: string | null
+  session_uid: string | null
+  account_id: string | null
+  client_id: string | null
+  expires_at: Timestamp | null
+  consumed_at: Timestamp | null
+}
+
+export interface OidcKeysTable {
+  kid: string
+  use: 'sig' | 'cookie'
+  alg: string | null
+  /** The key (a private JWK, or the cookie key), sealed with a key derived from AUTH_SECRET. */
+  sealed: Buffer
+  created_at: Timestamp
+  /** A rotated-out signing key: published until then, for what it signed. */
+  retire_after: Timestamp | null
+}
+
+export interface OidcSessionLinksTable {
+  /** The provider session's `uid`. */
+  uid: string
+  session_id: string
+  user_id: string
+  created_at: Timestamp
+}
+
+export interface OidcLogoutJobsTable {
+  id: Generated<string>
+  client_id: string
+  account_id: string
+  sid: string
+  attempts: ColumnType<number, number | undefined, number>
+  run_after: Timestamp
+  created_at: Timestamp
+  last_error: string | null
+}
+
 export interface Database {
   users: UsersTable
   pictures: PicturesTable
@@ -197,6 +263,11 @@ export interface Database {
   mfa_challenges: MfaChallengesTable
   passkeys: PasskeysTable
   webauthn_challenges: WebAuthnChallengesTable
+  oidc_applications: OidcApplicationsTable
+  oidc_payloads: OidcPayloadsTable
+  oidc_keys: OidcKeysTable
+  oidc_session_links: OidcSessionLinksTable
+  oidc_logout_jobs: OidcLogoutJobsTable
 }
 
 export type UserRow = Selectable<UsersTable>
