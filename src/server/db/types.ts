@@ -215,6 +215,8 @@ export interface OidcPayloadsTable {
   client_id: string | null
   expires_at: Timestamp | null
   consumed_at: Timestamp | null
+  /** A grant's: when a token was last issued under it. */
+  last_used_at: Timestamp | null
 }
 
 export interface OidcKeysTable {

@@ -8,7 +8,7 @@ import { type Kysely, sql } from 'kysely'
  * - `oidc_payloads`: everything the protocol engine (`oidc-provider`) stores, through our adapter
  *   (oidc/adapter.ts): provider sessions, interactions, grants, codes, access and refresh tokens.
  *   The columns beside the payload are what it looks rows up by, and what the triggers below
- *   delete by.
+ *   delete by; a grant's `last_used_at` is when a token was last issued under it (Connected apps).
  * - `oidc_keys`: the signing keys and cookie keys, generated once, sealed with a key derived from
  *   AUTH_SECRET, shared by every instance; a rotated-out signing key stays published until what it
  *   signed has expired (`retire_after`).
@@ -55,6 +55,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       client_id text,
       expires_at timestamptz,
       consumed_at timestamptz,
+      last_used_at timestamptz,
       PRIMARY KEY (model, id)
     );
     CREATE INDEX oidc_payloads_grant_id ON oidc_payloads (grant_id) WHERE grant_id IS NOT NULL;
