@@ -33,6 +33,9 @@ import { registerOpenApi } from '~server/http/openapi'
 import { registerShuttingDown } from '~server/http/shutting-down'
 import { probeRoutes } from '~server/routes/probes'
 import { referenceRoutes } from '~server/routes/reference/reference-routes'
+import { appSignInRoutes } from '~server/routes/oidc/interactions'
+import { mountProvider, OIDC_PATH } from '~server/oidc/mount'
+import { webPageWithMeta } from '~server/oidc/pages'
 
 export interface BuildOptions {
   /** Serve the built web app from this folder (production bundle). */
@@ -74,13 +77,20 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerSecurityHeaders(app)
   // Before CORS, the guard and every route: a foreign Host reaches nothing (DNS rebinding).
   registerHostCheck(app, ctx.config.appUrl, ctx.config.allowedHosts)
-  await app.register(cors, {
+  const corsOptions = {
     // Only the app's own origin; a foreign Origin is never echoed back.
     origin: [new URL(ctx.config.appUrl).origin],
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['Content-Type', 'Authorization', CSRF_HEADER],
     exposedHeaders: [CSRF_HEADER, 'X-Request-Id', 'Retry-After'],
     maxAge: 600,
+  }
+  await app.register(cors, {
+    // The OpenID Connect provider answers CORS itself, per application (oidc/provider.ts).
+    delegator: (request, callback) => {
+      const url = request.url ?? ''
+      callback(null, url === OIDC_PATH || url.startsWith(`${OIDC_PATH}/`) || url.startsWith(`${OIDC_PATH}?`) ? { origin: false } : corsOptions)
+    },
   })
   // Cookies are read for one thing only: the device cookie of sign-in (auth/device-tokens.ts).
   await app.register(cookie)
@@ -105,11 +115,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(adminUserRoutes(ctx))
       await api.register(adminStatsRoutes(ctx))
       await api.register(adminExportRoutes(ctx))
+      await api.register(appSignInRoutes(ctx))
       await api.register(referenceRoutes())
     },
     { prefix: '/api' },
   )
 
+  ctx.oidc.webPage = webPageWithMeta(options.webDir, ctx.config.appName)
+  await mountProvider(app, ctx.oidc, ctx.config.appUrl)
   await app.register(metricsRoutes(ctx))
   if (options.outboxPage) await app.register(outboxRoutes(ctx))
   if (options.webDir) await app.register(webRoutes(options.webDir, { appName: ctx.config.appName, supportEmail: ctx.config.supportEmail }))

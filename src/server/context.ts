@@ -11,6 +11,7 @@ import type { Config } from '~server/config/env'
 import type { Database, DatabaseKind } from '~server/db/types'
 import type { JobQueue } from '~server/jobs/queue'
 import type { Metrics } from '~server/metrics/metrics'
+import type { OidcService } from '~server/oidc/service'
 import type { RateLimiter } from '~server/rate-limit/rate-limiter'
 
 /**
@@ -38,4 +39,6 @@ export interface AppContext {
   onJobQueued: () => void
   metrics: Metrics
   log: FastifyBaseLogger
+  /** Sign in with Accounts: the OpenID Connect provider (src/server/oidc). */
+  oidc: OidcService
 }

@@ -23,6 +23,8 @@ import { Metrics } from '~server/metrics/metrics'
 import { createOutboxTransport, createSmtpTransport, type MailTransport } from '~server/mail/transport'
 import { RateLimiter } from '~server/rate-limit/rate-limiter'
 import { DatabaseRateLimitStore, RedisRateLimitStore } from '~server/rate-limit/stores'
+import { BackchannelLogoutSender } from '~server/oidc/logout-jobs'
+import { OidcService } from '~server/oidc/service'
 
 /**
  * Everything the server runs on, opened in order and closed in reverse: the data-directory lock,
@@ -32,6 +34,8 @@ import { DatabaseRateLimitStore, RedisRateLimitStore } from '~server/rate-limit/
 export interface Runtime {
   ctx: AppContext
   jobWorker: JobWorker
+  /** Delivers back-channel logouts to apps signed in with Accounts. */
+  logoutSender: BackchannelLogoutSender
   mailTransport: MailTransport
   close(): Promise<void>
 }
@@ -105,6 +109,28 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
           console.log(outboxNotice(mail, links, file, process.stdout.isTTY === true))
         })
 
+    const oidc = await OidcService.start({
+      db: database.db,
+      clock,
+      appUrl: config.appUrl,
+      keySealer: new TokenSealer(keys.oidcKeySeal),
+      accessTokenTtl: config.accessTokenTtl,
+      sessionMaxAge: config.refreshTokenMaxAge,
+      trustProxy: config.trustProxy.length > 0,
+      onLogoutQueued: () => logoutSender.kick(),
+      metrics: {
+        onIssued: (kind, application) => metrics.countOidcIssued(kind, application),
+        onFailure: (endpoint, application, error) => metrics.countOidcFailure(endpoint, application, error),
+      },
+    })
+    const logoutSender = new BackchannelLogoutSender(
+      database.db,
+      () => oidc,
+      log,
+      (outcome) => metrics.countBackchannelLogout(outcome),
+    )
+    closers.push(() => logoutSender.stop())
+
     const ctx: AppContext = {
       config,
       db: database.db,
@@ -123,6 +149,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       onJobQueued: () => void jobWorker.kick(),
       metrics,
       log,
+      oidc,
     }
     metrics.watch({ hasher: ctx.hasher, db: database.db, pool: database.pool, clock })
     const jobWorker = new JobWorker(
@@ -138,11 +165,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     closers.push(() => jobWorker.stop())
     if (options.background !== false) {
       jobWorker.start()
+      logoutSender.start()
       const housekeeping = new Housekeeping(database.db, clock, log)
       housekeeping.start()
       closers.push(() => housekeeping.stop())
     }
-    return { ctx, jobWorker, mailTransport, close }
+    return { ctx, jobWorker, logoutSender, mailTransport, close }
   } catch (error) {
     await close()
     throw error

@@ -29,10 +29,14 @@ export const ERROR_CODES = [
   'SELF_EDIT',
   'SELF_DELETE',
   'ADMIN_DELETE',
+  /** Sign in with Accounts: the account's role is not one the app admits. */
+  'APP_ACCESS_DENIED',
   // 404
   'NOT_FOUND',
   'USER_NOT_FOUND',
   'SESSION_NOT_FOUND',
+  /** Sign in with Accounts: no sign-in request of an app under that id in this browser (unknown, expired or finished). */
+  'INTERACTION_NOT_FOUND',
   // 409
   'CONFLICT',
   'EMAIL_TAKEN',
@@ -46,6 +50,8 @@ export const ERROR_CODES = [
   'MFA_SETUP_REQUIRED',
   'PASSKEY_EXISTS',
   'PASSKEY_LIMIT',
+  /** Sign in with Accounts: the app asked for a new sign-in (prompt=login, max_age). */
+  'FRESH_SIGN_IN_REQUIRED',
   // 421
   'MISDIRECTED_REQUEST',
   // 413, 414, 415, 429

@@ -45,6 +45,14 @@ export const API_ACCESS = {
   'POST /auth/mfa/totp/disable': 'signed-in',
   'POST /auth/mfa/recovery-codes': 'signed-in',
 
+  // Sign in with Accounts: the steps of an app's sign-in on our pages, bound to the browser that
+  // started it by the protocol engine's interaction cookie.
+  'GET /oidc/interactions/:uid': 'public',
+  'GET /oidc/interactions/:uid/details': 'public',
+  'POST /oidc/interactions/:uid/login': 'signed-in',
+  'POST /oidc/interactions/:uid/consent': 'signed-in',
+  'POST /oidc/interactions/:uid/abort': 'public',
+
   'GET /users/profile': 'signed-in',
   'PUT /users/profile': 'signed-in',
   'PUT /users/change-password': 'signed-in',

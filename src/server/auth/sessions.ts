@@ -45,6 +45,8 @@ export async function startSession(
     now: Date
     lifetimes: SessionLifetimes
     entry: { kind: ActivityKind; activity: string }
+    /** How the account proved who it is (RFC 8176), when more than a password: for the ID tokens of apps (oidc/). */
+    amr?: readonly string[]
   },
 ): Promise<{ sessionId: string; refreshToken: string }> {
   const { now, lifetimes } = input
@@ -56,7 +58,14 @@ export async function startSession(
         ${addSeconds(now, lifetimes.idleSeconds)}, ${addSeconds(now, lifetimes.maxAgeSeconds)}, ${hashToken(refreshToken)},
         ${input.entry.kind}, ${input.entry.activity}) AS id`.compile(db),
   )
-  return { sessionId: rows[0]!.id, refreshToken }
+  const sessionId = rows[0]!.id
+  if (input.amr && input.amr.join(' ') !== 'pwd')
+    await db
+      .updateTable('sessions')
+      .set({ amr: [...input.amr] })
+      .where('id', '=', sessionId)
+      .execute()
+  return { sessionId, refreshToken }
 }
 
 export type RotationResult =

@@ -18,6 +18,8 @@ export interface Keys {
   deviceToken: Buffer
   /** Seals authenticator-app secrets at rest (auth/totp.ts, decision 0315). */
   totpSecretSeal: Buffer
+  /** Seals the OpenID Connect provider's signing and cookie keys at rest (oidc/keys.ts). */
+  oidcKeySeal: Buffer
 }
 
 const MIN_SECRET_BYTES = 32
@@ -53,5 +55,6 @@ export function deriveKeys(secret: Buffer): Keys {
     refreshTokenSeal: derive('accounts refresh token seal v1'),
     deviceToken: derive('accounts device token v1'),
     totpSecretSeal: derive('accounts totp secret seal v1'),
+    oidcKeySeal: derive('accounts oidc key seal v1'),
   }
 }

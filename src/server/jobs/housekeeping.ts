@@ -5,13 +5,15 @@ import { deleteEndedSessions, deleteEndedSessionTokens, forgetSealedRefreshToken
 import { deleteExpiredMfaChallenges } from '~server/data/second-factors'
 import { deleteExpiredChallenges } from '~server/auth/webauthn-challenges'
 import type { Database } from '~server/db/types'
+import { deleteExpiredPayloads } from '~server/oidc/adapter'
 
 /**
  * Hourly clean-up of what has no use left: the refresh tokens of sessions ended more than a week
  * ago, the sessions themselves once they ended more than 90 days ago (until then they tell the
  * new-sign-in notice which devices the account used, docs/decisions/0311), sealed refresh tokens
  * past their grace, expired one-time tokens, sign-ins that waited in vain for their second step,
- * passkey challenges nobody answered and throttling windows that are over. The activity log is
+ * passkey challenges nobody answered, throttling windows that are over, and what the OpenID
+ * Connect provider stored that has expired (codes, tokens, interactions, provider sessions). The activity log is
  * never touched.
  */
 const EVERY_MS = 60 * 60 * 1000
@@ -52,5 +54,7 @@ export class Housekeeping {
     await this.db.deleteFrom('rate_limits').where('reset_at', '<', now).execute()
     await deleteExpiredMfaChallenges(this.db, now)
     await deleteExpiredChallenges(this.db, now)
+    // The protocol engine sets expiry by the system's time, not the injected clock.
+    await deleteExpiredPayloads(this.db, new Date())
   }
 }

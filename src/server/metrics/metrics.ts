@@ -48,6 +48,9 @@ export class Metrics {
   private readonly passkeySignIns: client.Counter<'outcome'>
   private readonly hashRejections: client.Counter
   private readonly mailAttempts: client.Counter<'outcome'>
+  private readonly oidcIssued: client.Counter<'application' | 'kind'>
+  private readonly oidcFailures: client.Counter<'application' | 'endpoint' | 'error'>
+  private readonly backchannelLogouts: client.Counter<'outcome'>
 
   constructor() {
     processMetrics()
@@ -80,6 +83,25 @@ export class Metrics {
       registers,
     })
     for (const outcome of ['sent', 'retry', 'given-up'] as const) this.mailAttempts.inc({ outcome }, 0)
+    this.oidcIssued = new client.Counter({
+      name: 'accounts_oidc_issued_total',
+      help: 'Sign in with Accounts: authorization codes and token-endpoint grants issued, by application (client_id) and kind (authorization_code, refresh_token, code)',
+      labelNames: ['application', 'kind'],
+      registers,
+    })
+    this.oidcFailures = new client.Counter({
+      name: 'accounts_oidc_failures_total',
+      help: 'Sign in with Accounts: protocol errors answered, by application (client_id, or "unknown"), endpoint and error code',
+      labelNames: ['application', 'endpoint', 'error'],
+      registers,
+    })
+    this.backchannelLogouts = new client.Counter({
+      name: 'accounts_oidc_backchannel_logouts_total',
+      help: 'Back-channel logout deliveries, by outcome (sent, retry: failed and rescheduled, given-up)',
+      labelNames: ['outcome'],
+      registers,
+    })
+    for (const outcome of ['sent', 'retry', 'given-up'] as const) this.backchannelLogouts.inc({ outcome }, 0)
 
     new client.Gauge({
       name: 'accounts_password_hash_queue',
@@ -171,6 +193,18 @@ export class Metrics {
 
   countMailAttempt(outcome: MailOutcome): void {
     this.mailAttempts.inc({ outcome })
+  }
+
+  countOidcIssued(kind: string, application: string | undefined): void {
+    this.oidcIssued.inc({ application: application ?? 'unknown', kind })
+  }
+
+  countOidcFailure(endpoint: string, application: string | undefined, error: string): void {
+    this.oidcFailures.inc({ application: application ?? 'unknown', endpoint, error })
+  }
+
+  countBackchannelLogout(outcome: 'sent' | 'retry' | 'given-up'): void {
+    this.backchannelLogouts.inc({ outcome })
   }
 
   get contentType(): string {

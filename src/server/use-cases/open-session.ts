@@ -13,11 +13,28 @@ import { newSignInNotice } from './new-sign-in-notice'
  */
 export async function openSession(
   ctx: AppContext,
-  input: { user: UserRecord; ip: string; userAgent: string | null; lang: Language; /** The entry's text, when not plain "Logged in". */ activity?: string },
+  input: {
+    user: UserRecord
+    ip: string
+    userAgent: string | null
+    lang: Language
+    /** The entry's text, when not plain "Logged in". */
+    activity?: string
+    /** How the account proved who it is (RFC 8176); a password when absent. */
+    amr?: readonly string[]
+  },
 ): Promise<AuthResult> {
   const { user, ip, userAgent, lang } = input
   const now = ctx.clock()
-  const start = { userId: user.id, ip, userAgent, now, lifetimes: ctx.lifetimes, entry: { kind: 'logged in', activity: input.activity ?? 'Logged in' } } as const
+  const start = {
+    userId: user.id,
+    ip,
+    userAgent,
+    now,
+    lifetimes: ctx.lifetimes,
+    entry: { kind: 'logged in', activity: input.activity ?? 'Logged in' },
+    ...(input.amr ? { amr: input.amr } : {}),
+  } as const
   const notice = await newSignInNotice(ctx, { user, ip, userAgent, now, lang })
   // The common case stays one statement (start_session); only a notice needs a transaction around it.
   const { sessionId, refreshToken } = notice

@@ -104,6 +104,8 @@ export async function signInWithPasskey(ctx: AppContext, input: PasskeySignInInp
       now: c.now,
       lifetimes: ctx.lifetimes,
       entry: { kind: 'logged in', activity: 'Logged in with a passkey' },
+      // RFC 8176: a hardware-bound key, user verification on it, so two factors in one.
+      amr: ['hwk', 'user', 'mfa'],
     })
     if (notice) await c.mail(notice)
     return session

@@ -96,6 +96,8 @@ export async function signInSecondStep(ctx: AppContext, input: SecondStepInput):
     ip,
     userAgent: input.userAgent,
     lang: input.lang,
+    // RFC 8176: a password, then a one-time code (an app's, or a recovery code), two factors.
+    amr: ['pwd', 'otp', 'mfa'],
     ...(recoveryHash ? { activity: 'Logged in with a recovery code' } : {}),
   })
 }

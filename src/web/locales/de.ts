@@ -274,6 +274,7 @@ const de: Messages = {
       reset: 'Passwort-Zurücksetzung',
       'logged out': 'Abmeldung',
       security: 'Sicherheit',
+      applications: 'Anwendungen',
     },
     empty: 'Keine Aktivitäten gefunden',
     emptyFiltered: 'Passen Sie Ihre Filter an',

@@ -111,6 +111,7 @@ export const enApp = {
       reset: 'Password Reset',
       'logged out': 'Logout',
       security: 'Security',
+      applications: 'Applications',
     },
     empty: 'No activities found',
     emptyFiltered: 'Try adjusting your filters',

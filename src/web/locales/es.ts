@@ -274,6 +274,7 @@ const es: Messages = {
       reset: 'Restablecimiento de contraseña',
       'logged out': 'Cierre de sesión',
       security: 'Seguridad',
+      applications: 'Aplicaciones',
     },
     empty: 'No se encontraron actividades',
     emptyFiltered: 'Prueba a cambiar los filtros',

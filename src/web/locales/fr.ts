@@ -274,6 +274,7 @@ const fr: Messages = {
       reset: 'Réinitialisation du mot de passe',
       'logged out': 'Déconnexion',
       security: 'Sécurité',
+      applications: 'Applications',
     },
     empty: 'Aucune activité trouvée',
     emptyFiltered: 'Essayez de modifier vos filtres',

@@ -1,0 +1,125 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { Kysely, Transaction } from 'kysely'
+import type { Adapter, AdapterPayload } from 'oidc-provider'
+import type { Database } from '~server/db/types'
+import { applicationClientMetadata } from './clients'
+
+/**
+ * The protocol engine's storage (decision 0400): every model it keeps (provider sessions,
+ * interactions, grants, authorization codes, access and refresh tokens, replay records) as one row
+ * of `oidc_payloads` in the product's own database, PGlite and PostgreSQL alike, so that every
+ * instance sees the same state and the triggers of migration 0014 can end what a product session
+ * started. Clients are not stored here: they are the admins' applications (`oidc_applications`),
+ * read by `applicationClientMetadata`.
+ *
+ * A grant's `last_used_at` is written whenever an access token is issued under it (Connected apps).
+ */
+type Db = Kysely<Database>
+
+/**
+ * The transaction a provider write joins, when a change of ours makes one (a consent and its
+ * activity entry are committed together): `providerTransaction.run(trx, () => grant.save())`.
+ */
+export const providerTransaction = new AsyncLocalStorage<Transaction<Database>>()
+
+const TOKEN_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode'])
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 ? value : null
+}
+
+export function createAdapterClass(base: Db): new (model: string) => Adapter {
+  const db = () => providerTransaction.getStore() ?? base
+  return class DatabaseAdapter implements Adapter {
+    constructor(private readonly model: string) {}
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      const now = new Date()
+      const expiresAt = expiresIn ? new Date(now.getTime() + expiresIn * 1000) : null
+      const row = {
+        model: this.model,
+        id,
+        payload: JSON.stringify(payload),
+        grant_id: this.model === 'Grant' ? id : text(payload.grantId),
+        uid: text(payload.uid),
+        session_uid: text(payload.sessionUid),
+        account_id: text(payload.accountId),
+        client_id: text(payload.clientId),
+        expires_at: expiresAt,
+        consumed_at: null,
+      }
+      await db()
+        .insertInto('oidc_payloads')
+        .values(row)
+        .onConflict((oc) =>
+          oc.columns(['model', 'id']).doUpdateSet({
+            payload: row.payload,
+            grant_id: row.grant_id,
+            uid: row.uid,
+            session_uid: row.session_uid,
+            account_id: row.account_id,
+            client_id: row.client_id,
+            expires_at: row.expires_at,
+          }),
+        )
+        .execute()
+      if (this.model === 'AccessToken' && row.grant_id) {
+        await db().updateTable('oidc_payloads').set({ last_used_at: now }).where('model', '=', 'Grant').where('id', '=', row.grant_id).execute()
+      }
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      if (this.model === 'Client') return applicationClientMetadata(base, id)
+      const row = await db()
+        .selectFrom('oidc_payloads')
+        .select(['payload', 'consumed_at', 'expires_at'])
+        .where('model', '=', this.model)
+        .where('id', '=', id)
+        .executeTakeFirst()
+      return this.open(row)
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      const row = await db()
+        .selectFrom('oidc_payloads')
+        .select(['payload', 'consumed_at', 'expires_at'])
+        .where('model', '=', this.model)
+        .where('uid', '=', uid)
+        .executeTakeFirst()
+      return this.open(row)
+    }
+
+    async findByUserCode(): Promise<AdapterPayload | undefined> {
+      // The device flow is off: there are no user codes.
+      return undefined
+    }
+
+    async consume(id: string): Promise<void> {
+      await db().updateTable('oidc_payloads').set({ consumed_at: new Date() }).where('model', '=', this.model).where('id', '=', id).execute()
+    }
+
+    async destroy(id: string): Promise<void> {
+      await db().deleteFrom('oidc_payloads').where('model', '=', this.model).where('id', '=', id).execute()
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await db().deleteFrom('oidc_payloads').where('model', '=', this.model).where('grant_id', '=', grantId).execute()
+    }
+
+    private open(row: { payload: Record<string, unknown>; consumed_at: Date | null; expires_at: Date | null } | undefined): AdapterPayload | undefined {
+      if (!row) return undefined
+      if (row.expires_at && row.expires_at.getTime() <= Date.now()) return undefined
+      const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as AdapterPayload
+      return row.consumed_at ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : payload
+    }
+  }
+}
+
+/** Whether a model's rows are the codes and tokens an app holds (what ending a session deletes). */
+export const isTokenModel = (model: string) => TOKEN_MODELS.has(model)
+
+/** Expired rows, deleted by housekeeping. */
+export async function deleteExpiredPayloads(db: Db, now: Date): Promise<number> {
+  const result = await db.deleteFrom('oidc_payloads').where('expires_at', '<', now).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -1,0 +1,62 @@
+import crypto from 'node:crypto'
+import type { Kysely } from 'kysely'
+import type { AdapterPayload } from 'oidc-provider'
+import type { Role } from '~shared/constants'
+import type { Database } from '~server/db/types'
+
+/**
+ * The admins' applications as the protocol engine sees its clients. Only enabled applications are
+ * clients; a disabled or deleted one is unknown to the engine from the next request on.
+ *
+ * A confidential application's secret is kept as its SHA-256 (256 random bits, so a plain hash is
+ * enough, as for recovery codes: decision 0316); the engine's own comparison is replaced by
+ * `secretMatches`, which hashes what the app sent (provider.ts).
+ */
+type Db = Kysely<Database>
+
+/** Our own client metadata, beside the standard fields. */
+export const ALLOWED_ROLES_METADATA = 'accounts_allowed_roles'
+export const FIRST_PARTY_METADATA = 'accounts_first_party'
+
+export async function applicationClientMetadata(db: Db, id: string): Promise<AdapterPayload | undefined> {
+  const app = await db.selectFrom('oidc_applications').selectAll().where('id', '=', id).where('enabled', '=', true).executeTakeFirst()
+  if (!app) return undefined
+  const confidential = app.type === 'confidential' && app.secret_hash !== null
+  return {
+    client_id: app.id,
+    client_name: app.name,
+    ...(confidential ? { client_secret: app.secret_hash!.toString('hex'), token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
+    application_type: 'web',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    redirect_uris: app.redirect_uris,
+    post_logout_redirect_uris: app.post_logout_redirect_uris,
+    ...(app.backchannel_logout_uri ? { backchannel_logout_uri: app.backchannel_logout_uri, backchannel_logout_session_required: true } : {}),
+    id_token_signed_response_alg: 'RS256',
+    [ALLOWED_ROLES_METADATA]: app.allowed_roles,
+    [FIRST_PARTY_METADATA]: app.first_party,
+  } as AdapterPayload
+}
+
+/** Whether the secret an app sent is its current one (constant time). */
+export function secretMatches(storedHashHex: string | undefined, sent: unknown): boolean {
+  if (typeof storedHashHex !== 'string' || typeof sent !== 'string' || sent.length === 0 || sent.length > 512) return false
+  const stored = Buffer.from(storedHashHex, 'hex')
+  const actual = crypto.createHash('sha256').update(sent, 'utf8').digest()
+  return stored.length === actual.length && crypto.timingSafeEqual(stored, actual)
+}
+
+/** The roles an application admits (empty: every role), from its client metadata. */
+export function allowedRolesOf(client: { metadata(): Record<string, unknown> } | undefined): readonly Role[] {
+  const roles = client?.metadata()[ALLOWED_ROLES_METADATA]
+  return Array.isArray(roles) ? (roles as Role[]) : []
+}
+
+export function isFirstParty(client: { metadata(): Record<string, unknown> } | undefined): boolean {
+  return client?.metadata()[FIRST_PARTY_METADATA] === true
+}
+
+export function roleAllowed(client: { metadata(): Record<string, unknown> } | undefined, role: Role): boolean {
+  const roles = allowedRolesOf(client)
+  return roles.length === 0 || roles.includes(role)
+}

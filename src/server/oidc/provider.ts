@@ -1,0 +1,366 @@
+import type { Kysely } from 'kysely'
+import Provider, { type Configuration, interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider'
+import type { Role } from '~shared/constants'
+import type { Clock } from '~server/clock'
+import type { Database } from '~server/db/types'
+import { isUuid } from '~server/data/users'
+import { createAdapterClass } from './adapter'
+import { isFirstParty, roleAllowed, secretMatches } from './clients'
+import type { ProviderKeys } from './keys'
+import { renderProtocolError, sendPage, type WebPage } from './pages'
+import { OIDC_PATH } from './paths'
+
+/**
+ * The protocol engine, `oidc-provider` (OpenID Certified), configured as contract section 9 says
+ * (decisions 0400-0404). Its defaults are changed where they differ from the contract:
+ *
+ * - the ID token carries the granted scopes' claims (`conformIdTokenClaims: false`);
+ * - refresh tokens rotate on every use (a used one presented again revokes the grant, the engine's
+ *   own reuse detection);
+ * - the account is checked again (active, verified, a role the app admits, its product session
+ *   live) whenever a token is issued or UserInfo is read (`findAccount`);
+ * - `offline_access` needs no `prompt=consent` from the app: the consent page, or the app being
+ *   first-party, is the condition (see `offlineAccessConsent`);
+ * - introspection answers only the app that holds the token;
+ * - back-channel logout reaches the registered address whatever it is (the engine's outgoing
+ *   requests refuse private and loopback addresses by default; only an admin registers one);
+ * - its development interactions are off: sign-in and consent are the product's own pages.
+ */
+export interface ProviderOptions {
+  issuer: string
+  db: Kysely<Database>
+  /** The product's clock (sessions are timed by it); the engine's own expiries use the system's. */
+  clock: Clock
+  keys: ProviderKeys
+  /** ACCESS_TOKEN_TTL, seconds. */
+  accessTokenTtl: number
+  /** The product session's longest life (REFRESH_TOKEN_MAX_AGE), seconds. */
+  sessionMaxAge: number
+  secureCookies: boolean
+  trustProxy: boolean
+  /** The web app's index.html, for the pages the engine renders (errors, logout), when it is served. */
+  webPage?: WebPage
+  /** A back-channel logout to deliver: queued, not sent inline (logout-jobs.ts). */
+  queueBackchannelLogout: (clientId: string, accountId: string, sid: string) => Promise<void>
+  onIssued?: (kind: string, clientId: string | undefined) => void
+  onFailure?: (kind: string, clientId: string | undefined, error: string) => void
+}
+
+/** The scopes, and the claims each one opens (contract section 9). */
+export const SCOPE_CLAIMS = {
+  openid: ['sub', 'auth_time', 'amr'],
+  profile: ['name', 'picture', 'updated_at'],
+  email: ['email', 'email_verified'],
+  phone: ['phone_number'],
+  roles: ['roles'],
+} as const
+
+export const SCOPES = ['openid', 'profile', 'email', 'phone', 'roles', 'offline_access'] as const
+
+/** Marks an authorization request whose `prompt=consent` was added for `offline_access` (not asked by the app). */
+export const IMPLIED_CONSENT_PARAM = 'accounts_offline_consent'
+
+interface AccountRow {
+  id: string
+  name: string
+  email: string
+  email_verified_at: Date | null
+  phone: string | null
+  role: Role
+  status: string
+  picture_id: string | null
+  updated_at: Date
+  session_live: boolean | null
+}
+
+async function loadAccount(db: Kysely<Database>, now: Date, sub: string, sessionUid: string | undefined): Promise<AccountRow | undefined> {
+  if (!isUuid(sub)) return undefined
+  return db
+    .selectFrom('users as u')
+    .select(['u.id', 'u.name', 'u.email', 'u.email_verified_at', 'u.phone', 'u.role', 'u.status', 'u.picture_id', 'u.updated_at'])
+    .select((eb) =>
+      sessionUid
+        ? eb
+            .exists(
+              eb
+                .selectFrom('oidc_session_links as l')
+                .innerJoin('sessions as s', 's.id', 'l.session_id')
+                .select('l.uid')
+                .where('l.uid', '=', sessionUid)
+                .where('s.revoked_at', 'is', null)
+                .where('s.expires_at', '>', now),
+            )
+            .as('session_live')
+        : eb.val<boolean | null>(null).as('session_live'),
+    )
+    .where('u.id', '=', sub)
+    .executeTakeFirst() as Promise<AccountRow | undefined>
+}
+
+/** Whether the account may hold tokens of this app now. */
+export function accountMayUseApp(account: Pick<AccountRow, 'status' | 'email_verified_at' | 'role'>, client: Parameters<typeof roleAllowed>[0]): boolean {
+  return account.status === 'ACTIVE' && account.email_verified_at !== null && roleAllowed(client, account.role)
+}
+
+export function createProvider(options: ProviderOptions): Provider {
+  const { db, issuer, clock } = options
+  const appOrigin = new URL(issuer).origin
+
+  const policy = interactionPolicy.base()
+  const login = policy.get('login')!
+  // Single sign-on holds only while the product session that signed the provider session in is live.
+  login.checks.add(
+    new interactionPolicy.Check('product_session_ended', 'the sign-in that started this session has ended', async (ctx) => {
+      const { session, result } = ctx.oidc
+      if (!session?.accountId || result?.login) return interactionPolicy.Check.NO_NEED_TO_PROMPT
+      const live = await db
+        .selectFrom('oidc_session_links as l')
+        .innerJoin('sessions as s', 's.id', 'l.session_id')
+        .select('l.uid')
+        .where('l.uid', '=', session.uid)
+        .where('l.user_id', '=', session.accountId as string)
+        .where('s.revoked_at', 'is', null)
+        .where('s.expires_at', '>', clock())
+        .where('s.idle_expires_at', '>', clock())
+        .executeTakeFirst()
+      return live ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT
+    }),
+  )
+  // Someone signed in whom the app does not admit is told why on our page, then the app hears access_denied.
+  login.checks.add(
+    new interactionPolicy.Check('access_refused', 'the account may not use this application', async (ctx) => {
+      const { session, client } = ctx.oidc
+      if (!session?.accountId) return interactionPolicy.Check.NO_NEED_TO_PROMPT
+      const account = await loadAccount(db, clock(), session.accountId, undefined)
+      return account && accountMayUseApp(account, client) ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT
+    }),
+  )
+
+  const configuration: Configuration = {
+    adapter: createAdapterClass(db),
+    clients: [],
+    jwks: { keys: options.keys.signing as never },
+    cookies: {
+      keys: options.keys.cookies,
+      long: { signed: true, httpOnly: true, sameSite: 'lax', secure: options.secureCookies },
+      short: { signed: true, httpOnly: true, sameSite: 'lax', secure: options.secureCookies },
+      names: { session: 'accounts_oidc_session', interaction: 'accounts_oidc_interaction', resume: 'accounts_oidc_resume' },
+    },
+    // Every ID token says when and how the person signed in (`auth_time`, RFC 8176 `amr`) under `openid`.
+    claims: { iss: null, sid: null, ...SCOPE_CLAIMS, offline_access: [] } as unknown as Configuration['claims'],
+    scopes: [...SCOPES],
+    conformIdTokenClaims: false,
+    responseTypes: ['code'],
+    pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    extraClientMetadata: { properties: ['accounts_allowed_roles', 'accounts_first_party'] },
+    extraParams: [IMPLIED_CONSENT_PARAM],
+    enabledJWA: {
+      idTokenSigningAlgValues: ['RS256', 'ES256'],
+      userinfoSigningAlgValues: ['RS256', 'ES256'],
+      introspectionSigningAlgValues: ['RS256', 'ES256'],
+      authorizationSigningAlgValues: ['RS256', 'ES256'],
+    },
+    allowOmittingSingleRegisteredRedirectUri: false,
+    features: {
+      devInteractions: { enabled: false },
+      userinfo: { enabled: true },
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => ('clientId' in token ? token.clientId === client.clientId : false),
+      },
+      revocation: { enabled: true },
+      backchannelLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          const action = /action="([^"]+)"/.exec(form)?.[1] ?? ''
+          const xsrf = /name="xsrf" value="([^"]+)"/.exec(form)?.[1] ?? ''
+          const client = ctx.oidc.client
+          sendPage(ctx, 200, options.webPage, { 'oidc-logout-action': action, 'oidc-logout-xsrf': xsrf, 'oidc-app-name': client?.clientName ?? '' })
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          sendPage(ctx, 200, options.webPage, { 'oidc-signed-out': ctx.oidc.client?.clientName ?? '' })
+        },
+      },
+    },
+    ttl: {
+      AccessToken: options.accessTokenTtl,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 3600,
+      Session: options.sessionMaxAge,
+      Grant: 365 * 24 * 3600,
+      // A refresh token lives no longer than the product session that signed in could (and dies with it).
+      RefreshToken: options.sessionMaxAge,
+    },
+    rotateRefreshToken: true,
+    issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    interactions: {
+      url: (_ctx, interaction) => `/api/oidc/interactions/${interaction.uid}`,
+      policy,
+    },
+    async findAccount(ctx, sub, token) {
+      const sessionUid = token && 'sessionUid' in token ? (token.sessionUid as string | undefined) : undefined
+      const account = await loadAccount(db, clock(), sub, sessionUid)
+      if (!account || !accountMayUseApp(account, ctx.oidc.client)) return undefined
+      if (account.session_live === false) return undefined
+      return {
+        accountId: account.id,
+        claims: async () => ({
+          sub: account.id,
+          name: account.name,
+          ...(account.picture_id ? { picture: `${appOrigin}/api/users/pictures/${account.picture_id}` } : {}),
+          updated_at: Math.floor(account.updated_at.getTime() / 1000),
+          email: account.email,
+          email_verified: account.email_verified_at !== null,
+          ...(account.phone ? { phone_number: account.phone } : {}),
+          roles: [account.role],
+        }),
+      }
+    },
+    async loadExistingGrant(ctx) {
+      const { client, session, result } = ctx.oidc
+      if (!client || !session?.accountId) return undefined
+      const accountId = session.accountId
+      const grantId =
+        (result?.consent as { grantId?: string } | undefined)?.grantId ?? session.grantIdFor(client.clientId) ?? (await rememberedGrantId(db, accountId, client.clientId))
+      let grant = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined
+      if (grant && (grant.accountId !== accountId || grant.clientId !== client.clientId)) grant = undefined
+      if (isFirstParty(client)) {
+        // A first-party app is allowed what it asks for, without a consent page.
+        grant ??= new ctx.oidc.provider.Grant({ accountId, clientId: client.clientId })
+        const requested = String(ctx.oidc.params?.scope ?? 'openid')
+        const missing = requested.split(' ').filter((scope) => scope && !grant!.getOIDCScope().split(' ').includes(scope))
+        if (missing.length > 0 || !grant.jti) {
+          grant.addOIDCScope(requested)
+          await grant.save()
+        }
+      }
+      return grant
+    },
+    clientBasedCORS(_ctx, origin, client) {
+      // Only a public app's own redirect origins may call the token and UserInfo endpoints from a browser.
+      if (client.clientAuthMethod !== 'none') return false
+      return (client.redirectUris ?? []).some((uri) => new URL(uri).origin === origin)
+    },
+    renderError: async (ctx, out) => {
+      renderProtocolError(ctx, out, options.webPage)
+    },
+    fetch: (url, init) => {
+      // Back-channel logout goes to the address an admin registered, private or loopback alike.
+      const { dispatcher: _ssrfGuard, ...rest } = init as RequestInit & { dispatcher?: unknown }
+      return globalThis.fetch(url, rest)
+    },
+  }
+
+  const provider = new Provider(issuer, configuration)
+  provider.proxy = options.trustProxy
+
+  // Secrets are stored as SHA-256 hashes: compare what the app sent by its hash.
+  provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, actual: string) {
+    return secretMatches(this.clientSecret, actual)
+  }
+  // Every ID token names its provider session (`sid`), so any app can match a later logout to it.
+  provider.Client.prototype.includeSid = function includeSid() {
+    return true
+  }
+  // Back-channel logouts are delivered by the product's own queue, retried while the app is down.
+  const deliver = provider.Client.prototype.backchannelLogout
+  provider.Client.prototype.backchannelLogout = async function queueLogout(this: { clientId: string }, sub: string, sid: string) {
+    await options.queueBackchannelLogout(this.clientId, sub, sid)
+  }
+  ;(provider as unknown as { deliverBackchannelLogout: typeof deliver }).deliverBackchannelLogout = deliver
+
+  provider.use(offlineAccessConsent)
+  provider.use(linkProductSession(db))
+
+  if (options.onIssued || options.onFailure) {
+    const issued = options.onIssued ?? (() => {})
+    provider.on('grant.success', (ctx: KoaContextWithOIDC) => issued(String(ctx.oidc.params?.grant_type ?? 'token'), ctx.oidc.client?.clientId))
+    provider.on('authorization.success', (ctx: KoaContextWithOIDC) => issued('authorization_code', ctx.oidc.client?.clientId))
+    const failed = options.onFailure ?? (() => {})
+    provider.on('grant.error', (ctx: KoaContextWithOIDC, error: Error & { error?: string }) => failed('token', ctx.oidc?.client?.clientId, error.error ?? error.name))
+    provider.on('authorization.error', (ctx: KoaContextWithOIDC, error: Error & { error?: string }) =>
+      failed('authorization', ctx.oidc?.client?.clientId, error.error ?? error.name),
+    )
+    provider.on('userinfo.error', (ctx: KoaContextWithOIDC, error: Error & { error?: string }) =>
+      failed('userinfo', ctx.oidc?.client?.clientId, error.error ?? error.name),
+    )
+  }
+  return provider
+}
+
+/** Sends the delivery of a queued back-channel logout (the engine's own, signed with its keys). */
+export async function deliverBackchannelLogout(provider: Provider, clientId: string, accountId: string, sid: string): Promise<'sent' | 'no-client'> {
+  const client = await provider.Client.find(clientId)
+  if (!client || !client.backchannelLogoutUri) return 'no-client'
+  const deliver = (provider as unknown as { deliverBackchannelLogout: (this: unknown, sub: string, sid: string) => Promise<void> }).deliverBackchannelLogout
+  await deliver.call(client, accountId, sid)
+  return 'sent'
+}
+
+/**
+ * After a sign-in through our pages, the provider session is tied to the product session that
+ * signed it in (`oidc_session_links`): when that one ends, the trigger of migration 0014 ends this
+ * one with it (decision 0402).
+ */
+function linkProductSession(db: Kysely<Database>) {
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> => {
+    await next()
+    const oidc = ctx.oidc as KoaContextWithOIDC['oidc'] | undefined
+    if (oidc?.route !== 'resume') return
+    const result = oidc.result as { login?: { accountId?: string }; productSessionId?: string } | undefined
+    const session = oidc.session
+    if (!result?.productSessionId || !result.login?.accountId || !session?.uid || session.accountId !== result.login.accountId) return
+    const values = { uid: session.uid, session_id: result.productSessionId, user_id: result.login.accountId, created_at: new Date() }
+    await db
+      .insertInto('oidc_session_links')
+      .values(values)
+      .onConflict((oc) => oc.column('uid').doUpdateSet({ session_id: values.session_id, user_id: values.user_id, created_at: values.created_at }))
+      .execute()
+  }
+}
+
+async function rememberedGrantId(db: Kysely<Database>, accountId: string, clientId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('oidc_payloads')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('model', '=', 'Grant')
+    .where('client_id', '=', clientId)
+    .where('expires_at', '>', new Date())
+    .orderBy('expires_at', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  return row?.id
+}
+
+/**
+ * `offline_access` without `prompt=consent`: the engine would drop the scope (OpenID Connect Core
+ * §11 makes consent its condition). The contract makes the consent page, or the app being
+ * first-party, that condition: so the prompt is added here, marked, and the interaction finishes
+ * the consent step by itself when nothing in it is new (routes/oidc/interactions.ts).
+ */
+/** A new query string, with the mounted URL kept in step (the engine derives its mount path from it). */
+function setQuery(ctx: KoaContextWithOIDC, query: URLSearchParams): void {
+  ctx.querystring = query.toString()
+  ;(ctx.req as typeof ctx.req & { originalUrl?: string }).originalUrl = OIDC_PATH + ctx.url
+}
+
+async function offlineAccessConsent(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+  if ((ctx.path === '/auth' || ctx.path === '/auth/') && ctx.method === 'GET') {
+    const query = new URLSearchParams(ctx.querystring)
+    const scopes = (query.get('scope') ?? '').split(' ')
+    const prompts = (query.get('prompt') ?? '').split(' ').filter(Boolean)
+    if (scopes.includes('offline_access') && !prompts.includes('consent') && !prompts.includes('none') && query.getAll('prompt').length <= 1) {
+      query.set('prompt', [...prompts, 'consent'].join(' '))
+      query.set(IMPLIED_CONSENT_PARAM, '1')
+      setQuery(ctx, query)
+    } else if (query.has(IMPLIED_CONSENT_PARAM)) {
+      query.delete(IMPLIED_CONSENT_PARAM)
+      setQuery(ctx, query)
+    }
+  }
+  await next()
+}

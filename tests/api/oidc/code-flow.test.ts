@@ -1,0 +1,155 @@
+import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose'
+import * as client from 'openid-client'
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '../../support/test-app'
+import { continueAsSignedIn, exchangeCode, injectFetch, protocolError, registerApplication, relyingParty, startAuthorization, TestBrowser } from '../../support/oidc'
+
+/**
+ * Sign in with Accounts: the authorization code flow with PKCE, as a certified relying party
+ * (`openid-client`) sees it, for a confidential and a public app; the ID token checked against the
+ * JWKS, the claims of each scope, UserInfo, refresh with rotation and reuse detection, introspection
+ * and revocation.
+ */
+describe('Sign in with Accounts: the code flow', () => {
+  const test = useTestApp()
+
+  async function signInThroughApp(options: { type?: 'confidential' | 'public'; scope?: string; firstParty?: boolean } = {}) {
+    const application = await registerApplication(test.ctx, { type: options.type ?? 'confidential', firstParty: options.firstParty ?? false })
+    const config = await relyingParty(test, application)
+    const person = await test.signIn({ name: 'Ada Lovelace', role: 'DEVELOPER' })
+    await test.ctx.db.updateTable('users').set({ phone: '+14155550123' }).where('id', '=', person.id).execute()
+    const browser = new TestBrowser(test)
+    const started = await startAuthorization(config, application, { scope: options.scope ?? 'openid profile email phone roles offline_access' })
+    const page = await browser.follow(started.url.toString())
+    const callback = await continueAsSignedIn(browser, page, person)
+    const tokens = await exchangeCode(config, callback, started)
+    return { application, config, person, browser, started, page, callback, tokens }
+  }
+
+  it('publishes discovery at the issuer, with the contract’s choices', async () => {
+    const response = await test.request('GET', '/oidc/.well-known/openid-configuration', { headers: { host: 'app.test' } })
+    expect(response.statusCode).toBe(200)
+    const discovery = response.json()
+    expect(discovery.issuer).toBe('http://app.test/oidc')
+    expect(discovery.response_types_supported).toEqual(['code'])
+    expect(discovery.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']))
+    expect(discovery.code_challenge_methods_supported).toEqual(['S256'])
+    expect(discovery.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post', 'none']))
+    expect(discovery.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'phone', 'roles', 'offline_access']))
+    expect(discovery.id_token_signing_alg_values_supported).toEqual(expect.arrayContaining(['RS256', 'ES256']))
+    expect(discovery.backchannel_logout_supported).toBe(true)
+    for (const endpoint of [
+      'authorization_endpoint',
+      'token_endpoint',
+      'userinfo_endpoint',
+      'jwks_uri',
+      'end_session_endpoint',
+      'introspection_endpoint',
+      'revocation_endpoint',
+    ]) {
+      expect(discovery[endpoint]).toMatch(/^http:\/\/app\.test\/oidc\//)
+    }
+  })
+
+  it('signs a confidential app’s user in: our sign-in page, consent, then an ID token with every granted scope’s claims', async () => {
+    const { application, page, tokens, person, config } = await signInThroughApp()
+    expect(page.pathname).toBe('/login')
+    const claims = tokens.claims()!
+    expect(claims.sub).toBe(person.id)
+    expect(claims.aud).toBe(application.id)
+    expect(claims).toMatchObject({ name: 'Ada Lovelace', email: person.email, email_verified: true, phone_number: '+14155550123', roles: ['DEVELOPER'] })
+    expect(claims.amr).toEqual(['pwd'])
+    expect(typeof claims.auth_time).toBe('number')
+    expect(typeof claims.sid).toBe('string')
+    expect(tokens.refresh_token).toBeTruthy()
+    // Opaque access token: not a JWT.
+    expect(tokens.access_token.split('.')).toHaveLength(1)
+
+    // The ID token verifies against the published keys, RS256.
+    const jwks = createRemoteJWKSet(new URL('http://app.test/oidc/jwks'), { [customFetch]: injectFetch(test.app) as never })
+    const { protectedHeader } = await jwtVerify(tokens.id_token!, jwks, { issuer: 'http://app.test/oidc', audience: application.id })
+    expect(protectedHeader.alg).toBe('RS256')
+
+    const info = await client.fetchUserInfo(config, tokens.access_token, person.id)
+    expect(info).toMatchObject({ sub: person.id, name: 'Ada Lovelace', email: person.email, phone_number: '+14155550123', roles: ['DEVELOPER'] })
+  })
+
+  it('gives each scope its own claims, and nothing more', async () => {
+    const { tokens, config, person } = await signInThroughApp({ scope: 'openid email' })
+    const claims = tokens.claims()!
+    expect(claims.email).toBe(person.email)
+    expect(claims.name).toBeUndefined()
+    expect(claims.roles).toBeUndefined()
+    expect(claims.phone_number).toBeUndefined()
+    expect(tokens.refresh_token).toBeUndefined()
+    const info = await client.fetchUserInfo(config, tokens.access_token, person.id)
+    expect(Object.keys(info).sort()).toEqual(['email', 'email_verified', 'sub'])
+  })
+
+  it('signs a public app in with PKCE and no secret', async () => {
+    const { tokens, person } = await signInThroughApp({ type: 'public' })
+    expect(tokens.claims()!.sub).toBe(person.id)
+  })
+
+  it('rotates refresh tokens, and a used one presented again revokes the grant', async () => {
+    const { tokens, config, person } = await signInThroughApp()
+    const first = tokens.refresh_token!
+    const second = await client.refreshTokenGrant(config, first)
+    expect(second.refresh_token).toBeTruthy()
+    expect(second.refresh_token).not.toBe(first)
+    expect(second.claims()!.sub).toBe(person.id)
+    await expect(client.refreshTokenGrant(config, first)).rejects.toMatchObject({ error: 'invalid_grant' })
+    // The whole grant is gone: the newer refresh token and the access tokens too.
+    await expect(client.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' })
+    await expect(client.fetchUserInfo(config, second.access_token, person.id)).rejects.toThrow()
+  })
+
+  it('answers introspection only to the app that holds the token, and revokes on request', async () => {
+    const { tokens, config, application } = await signInThroughApp()
+    const mine = await client.tokenIntrospection(config, tokens.access_token)
+    expect(mine.active).toBe(true)
+    expect(mine.client_id).toBe(application.id)
+    const other = await registerApplication(test.ctx, { name: 'Other app' })
+    const otherConfig = await relyingParty(test, other)
+    expect((await client.tokenIntrospection(otherConfig, tokens.access_token)).active).toBe(false)
+    await client.tokenRevocation(config, tokens.access_token)
+    expect((await client.tokenIntrospection(config, tokens.access_token)).active).toBe(false)
+  })
+
+  it('refuses a reused code, and revokes what it gave', async () => {
+    const { config, callback, started, tokens, person } = await signInThroughApp()
+    await expect(exchangeCode(config, callback, started)).rejects.toMatchObject({ error: 'invalid_grant' })
+    await expect(client.fetchUserInfo(config, tokens.access_token, person.id)).rejects.toThrow()
+  })
+
+  it('refuses a wrong or replaced client secret', async () => {
+    const application = await registerApplication(test.ctx)
+    const wrong = await relyingParty(test, { ...application, secret: 'not-the-secret' })
+    expect(await protocolError(client.refreshTokenGrant(wrong, 'anything'))).toBe('invalid_client')
+  })
+
+  it('skips the consent page for a first-party app, and remembers consent for the others', async () => {
+    const first = await signInThroughApp({ firstParty: true })
+    expect(first.page.pathname).toBe('/login')
+    // A second sign-in to the same app in the same browser: no page at all (single sign-on, consent remembered).
+    const again = await startAuthorization(first.config, first.application, { scope: 'openid profile email phone roles offline_access' })
+    const landing = await first.browser.follow(again.url.toString())
+    expect(landing.origin + landing.pathname).toBe(first.application.redirectUri)
+    const tokens = await exchangeCode(first.config, landing, again)
+    expect(tokens.claims()!.sub).toBe(first.person.id)
+
+    const third = await signInThroughApp()
+    const repeat = await startAuthorization(third.config, third.application, { scope: 'openid profile email phone roles offline_access' })
+    const direct = await third.browser.follow(repeat.url.toString())
+    expect(direct.origin + direct.pathname).toBe(third.application.redirectUri)
+    const grants = await test.ctx.db.selectFrom('oidc_payloads').select('id').where('model', '=', 'Grant').where('account_id', '=', third.person.id).execute()
+    expect(grants).toHaveLength(1)
+  })
+
+  it('passes the ID token’s nonce, and its claims can be read without UserInfo', async () => {
+    const { tokens, started } = await signInThroughApp({ scope: 'openid roles' })
+    const raw = decodeJwt(tokens.id_token!)
+    expect(raw.nonce).toBe(started.nonce)
+    expect(raw.roles).toEqual(['DEVELOPER'])
+  })
+})
