@@ -33,6 +33,7 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'USER_NOT_FOUND',
   'SESSION_NOT_FOUND',
+  'APPLICATION_NOT_FOUND',
   // 409
   'CONFLICT',
   'EMAIL_TAKEN',
@@ -46,6 +47,8 @@ export const ERROR_CODES = [
   'MFA_SETUP_REQUIRED',
   'PASSKEY_EXISTS',
   'PASSKEY_LIMIT',
+  /** A client secret asked of a public application, which has none. */
+  'PUBLIC_APPLICATION',
   // 421
   'MISDIRECTED_REQUEST',
   // 413, 414, 415, 429
