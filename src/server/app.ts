@@ -22,6 +22,7 @@ import { twoFactorRoutes } from '~server/routes/auth/two-factor'
 import { outboxRoutes } from '~server/routes/dev-outbox'
 import { webRoutes } from '~server/routes/web'
 import { activityRoutes } from '~server/routes/activity'
+import { adminApplicationRoutes } from '~server/routes/admin/applications'
 import { adminExportRoutes } from '~server/routes/admin/exports'
 import { adminStatsRoutes } from '~server/routes/admin/stats'
 import { adminUserRoutes } from '~server/routes/admin/users'
@@ -116,6 +117,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(adminStatsRoutes(ctx))
       await api.register(adminExportRoutes(ctx))
       await api.register(appSignInRoutes(ctx))
+      await api.register(adminApplicationRoutes(ctx))
       await api.register(referenceRoutes())
     },
     { prefix: '/api' },

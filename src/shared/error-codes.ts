@@ -37,6 +37,7 @@ export const ERROR_CODES = [
   'SESSION_NOT_FOUND',
   /** Sign in with Accounts: no sign-in request of an app under that id in this browser (unknown, expired or finished). */
   'INTERACTION_NOT_FOUND',
+  'APPLICATION_NOT_FOUND',
   // 409
   'CONFLICT',
   'EMAIL_TAKEN',
@@ -52,6 +53,8 @@ export const ERROR_CODES = [
   'PASSKEY_LIMIT',
   /** Sign in with Accounts: the app asked for a new sign-in (prompt=login, max_age). */
   'FRESH_SIGN_IN_REQUIRED',
+  /** A client secret asked of a public application, which has none. */
+  'PUBLIC_APPLICATION',
   // 421
   'MISDIRECTED_REQUEST',
   // 413, 414, 415, 429

@@ -20,6 +20,7 @@ export const paths = {
   myActivity: '/my-activity',
   admin: '/admin',
   adminUsers: '/admin/users',
+  adminApplications: '/admin/applications',
   activityLogs: '/admin/activity-logs',
   developer: '/developer',
   moderator: '/moderator',

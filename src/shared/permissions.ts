@@ -74,6 +74,14 @@ export const API_ACCESS = {
   'GET /admin/users/export': ADMIN_ONLY,
   'GET /admin/activity-logs/export': ADMIN_ONLY,
 
+  // The applications that sign people in with Accounts (OpenID Connect clients).
+  'GET /admin/applications': ADMIN_ONLY,
+  'POST /admin/applications': ADMIN_ONLY,
+  'GET /admin/applications/:id': ADMIN_ONLY,
+  'PUT /admin/applications/:id': ADMIN_ONLY,
+  'DELETE /admin/applications/:id': ADMIN_ONLY,
+  'POST /admin/applications/:id/secret': ADMIN_ONLY,
+
   'GET /health': 'public',
   'GET /health/live': 'public',
   'GET /health/ready': 'public',
@@ -95,6 +103,7 @@ export const PAGE_ACCESS = {
   '/my-activity': STAFF,
   '/admin': ADMIN_ONLY,
   '/admin/users': ADMIN_ONLY,
+  '/admin/applications': ADMIN_ONLY,
   '/admin/activity-logs': STAFF,
   '/developer': ['DEVELOPER'],
   '/moderator': ['MODERATOR'],

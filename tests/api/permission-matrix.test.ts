@@ -5,6 +5,7 @@ import type { Role } from '~shared/constants'
 import { API_ACCESS, type ApiEndpoint } from '~shared/permissions'
 import { hashToken } from '~server/auth/secure-token'
 import { commitChange } from '~server/change'
+import { createApplication } from '~server/use-cases/create-application'
 import { turnOffSecondFactors } from '~server/use-cases/disable-two-factor'
 import { SoftwareAuthenticator } from '../support/software-authenticator'
 import { useTestApp, type SignedIn, STRONG_PASSWORD, uniqueEmail } from '../support/test-app'
@@ -14,12 +15,14 @@ import { quickSignIn, quickUser } from './helpers/users'
 /**
  * Every signed-in devices, profile, picture, activity, administration, two-factor and passkey call against every role and anonymous:
  * the answers below, written out by hand from the product's rules (not read from the permission
- * table the server uses, so a wrong edit of that table fails here). 200 (201 for an invitation) is success, 401 asks an
+ * table the server uses, so a wrong edit of that table fails here). 200 (201 for an invitation or a new application) is success, 401 asks an
  * anonymous caller to sign in, 403 refuses a role. Unsafe methods also need the session's own
  * CSRF token.
  */
 
 type Caller = 'anonymous' | Role
+
+const MATRIX_APPLICATION = { name: 'Matrix App', type: 'confidential' as const, redirectUris: ['https://matrix.example.com/callback'] }
 const CALLERS: Caller[] = ['anonymous', 'CLIENT', 'DEVELOPER', 'MODERATOR', 'ADMIN']
 
 interface Call {
@@ -62,6 +65,12 @@ const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'POST /admin/users/:id/password-reset': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'DELETE /admin/users/:id/sessions': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'DELETE /admin/users/:id/mfa': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'GET /admin/applications': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /admin/applications': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 201 },
+  'GET /admin/applications/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'PUT /admin/applications/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'DELETE /admin/applications/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /admin/applications/:id/secret': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'POST /auth/passkeys/registration/options': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/passkeys/registration': { anonymous: 401, CLIENT: 201, DEVELOPER: 201, MODERATOR: 201, ADMIN: 201 },
   'GET /auth/passkeys': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -149,6 +158,12 @@ describe('permission matrix', () => {
     'POST /admin/users/:id/password-reset': async () => ({ method: 'POST', url: `/api/admin/users/${(await quickUser(t)).id}/password-reset` }),
     'DELETE /admin/users/:id/sessions': async () => ({ method: 'DELETE', url: `/api/admin/users/${(await quickUser(t)).id}/sessions` }),
     'DELETE /admin/users/:id/mfa': async () => ({ method: 'DELETE', url: `/api/admin/users/${(await quickUser(t)).id}/mfa` }),
+    'GET /admin/applications': async () => ({ method: 'GET', url: '/api/admin/applications' }),
+    'POST /admin/applications': async () => ({ method: 'POST', url: '/api/admin/applications', body: MATRIX_APPLICATION }),
+    'GET /admin/applications/:id': async () => ({ method: 'GET', url: `/api/admin/applications/${await applicationId()}` }),
+    'PUT /admin/applications/:id': async () => ({ method: 'PUT', url: `/api/admin/applications/${await applicationId()}`, body: { name: 'Matrix App Renamed' } }),
+    'DELETE /admin/applications/:id': async () => ({ method: 'DELETE', url: `/api/admin/applications/${await applicationId()}` }),
+    'POST /admin/applications/:id/secret': async () => ({ method: 'POST', url: `/api/admin/applications/${await applicationId()}/secret` }),
     'POST /auth/passkeys/registration/options': async () => ({ method: 'POST', url: '/api/auth/passkeys/registration/options' }),
     'POST /auth/passkeys/registration': async (caller) => ({
       method: 'POST',
@@ -176,6 +191,12 @@ describe('permission matrix', () => {
       return { method: 'POST', url: '/api/auth/mfa/recovery-codes', body: { password: STRONG_PASSWORD } }
     },
     'POST /auth/mfa/totp/disable': async () => ({ method: 'POST', url: '/api/auth/mfa/totp/disable', body: { password: STRONG_PASSWORD } }),
+  }
+
+  /** A confidential application of its own for each cell, registered straight through the use case. */
+  async function applicationId(): Promise<string> {
+    const created = await createApplication(t.ctx, { actorId: callers.ADMIN.id, ip: '127.0.0.1' }, { ...MATRIX_APPLICATION, type: 'confidential' })
+    return created.application.id
   }
 
   /** Starts a setup for the caller (turning two-factor off first) and answers its current code; turns it on when asked. */

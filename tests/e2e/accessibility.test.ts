@@ -585,6 +585,33 @@ const SCREENS: Screen[] = [
       await page.getByText('No users found').waitFor()
     },
   },
+  at('admin', 'applications', '/admin/applications', 'Applications'),
+  {
+    name: 'applications-new-application',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await page.goto('/admin/applications')
+      await page.getByRole('button', { name: 'New application' }).click()
+      const dialog = page.getByRole('dialog', { name: 'New Application' })
+      await dialog.getByRole('button', { name: 'Create application' }).click()
+      await dialog.getByText('Application name is required').waitFor()
+    },
+  },
+  {
+    name: 'applications-client-secret',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await page.goto('/admin/applications')
+      await page.getByRole('button', { name: 'New application' }).click()
+      const dialog = page.getByRole('dialog', { name: 'New Application' })
+      await dialog.getByLabel('Name').fill('Accessibility Wiki')
+      await dialog.getByLabel(/^Redirect URIs/).fill('https://wiki.example.com/callback')
+      await dialog.getByRole('button', { name: 'Create application' }).click()
+      await page.getByRole('dialog', { name: 'Client Credentials' }).waitFor()
+    },
+  },
   at('admin', 'activity-logs', '/admin/activity-logs', 'Activity Logs', (page) => page.getByRole('list', { name: 'Activity entries' }).waitFor()),
   at('admin', 'activity-logs-date-range', '/admin/activity-logs?from=2020-01-01&to=2099-12-31', 'Activity Logs', (page) =>
     page.getByRole('list', { name: 'Activity entries' }).waitFor(),

@@ -4,6 +4,7 @@ import { screen, waitFor } from '@testing-library/react'
 import { describe, expect, test } from 'vitest'
 import { LANGUAGES } from '~shared/constants'
 import { adminRuleMessages } from '~shared/schemas/admin'
+import { applicationMessages, applicationUriMessages } from '~shared/schemas/applications'
 import { messages as fieldMessages } from '~shared/schemas/fields'
 import { pageTooDeepMessage } from '~shared/schemas/lists'
 import { pictureMessages } from '~shared/schemas/profile'
@@ -39,6 +40,8 @@ describe('translations', () => {
     ...Object.values(pictureMessages),
     ...Object.values(adminRuleMessages),
     ...Object.values(twoFactorMessages),
+    ...Object.values(applicationMessages),
+    ...applicationUriMessages,
     pageTooDeepMessage,
     NETWORK_ERROR_MESSAGE,
     TIMEOUT_MESSAGE,
@@ -56,7 +59,9 @@ describe('translations', () => {
     const untranslated = Object.entries(translated).filter(
       ([key, text]) =>
         text === english[key] &&
-        !/^(app\.name|settings\.languages|nav\.debug|common\.no|.*\.status|.*\.columns\.status|.*\.actions|.*Filter|profile\.profileTab|common\.pagination)/.test(key),
+        !/^(app\.name|settings\.languages|nav\.debug|common\.no|.*\.status|.*\.columns\.status|.*\.actions|.*Filter|profile\.profileTab|common\.pagination|(nav|activity\.filters)\.applications|applications\.(title|list|columns\.type|fields\.type))/.test(
+          key,
+        ),
     )
     expect(untranslated.length, JSON.stringify(untranslated)).toBeLessThan(12)
   })

@@ -165,10 +165,13 @@ export type ActivityExportQuery = z.output<typeof activityExportQuerySchema>
 export const activityUserSchema = userSchema.pick({ id: true, name: true, email: true, role: true, profilePicture: true })
 
 /**
- * One field an admin's edit changed, from what to what. A phone number's values are never
+ * One field an admin's edit changed, from what to what: of a user, or of an application (its lists
+ * written one item after the other, separated by ", "). A phone number's values are never
  * written (staff roles read the log): `from` and `to` are null for it.
  */
-export const CHANGED_FIELDS = ['name', 'email', 'phone', 'role', 'status'] as const
+export const USER_CHANGED_FIELDS = ['name', 'email', 'phone', 'role', 'status'] as const
+export const APPLICATION_CHANGED_FIELDS = ['redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'allowedRoles', 'firstParty', 'enabled'] as const
+export const CHANGED_FIELDS = [...USER_CHANGED_FIELDS, ...APPLICATION_CHANGED_FIELDS] as const
 export const fieldChangeSchema = z.object({
   field: z.enum(CHANGED_FIELDS),
   from: z.string().nullable(),

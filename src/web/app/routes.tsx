@@ -145,6 +145,13 @@ export const routes: RouteObject[] = [
             ),
           ),
           guarded(
+            paths.adminApplications,
+            page(
+              () => import('~web/features/admin-applications/components/applications-page'),
+              (m) => m.ApplicationsPage,
+            ),
+          ),
+          guarded(
             paths.activityLogs,
             page(
               () => import('~web/features/activity-logs/components/activity-logs-page'),

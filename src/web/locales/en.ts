@@ -25,6 +25,7 @@ export const en = {
     settings: 'Settings',
     adminDashboard: 'Admin Dashboard',
     userManagement: 'User Management',
+    applications: 'Applications',
     activityLogs: 'Activity Logs',
     developerDashboard: 'Developer Dashboard',
     moderatorDashboard: 'Moderator Dashboard',

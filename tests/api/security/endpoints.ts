@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import type { z } from 'zod'
 import { type ApiEndpoint, API_ACCESS } from '~shared/permissions'
 import { adminUpdateUserSchema, inviteUserSchema } from '~shared/schemas/admin'
+import { createApplicationSchema, updateApplicationSchema } from '~shared/schemas/applications'
 import {
   acceptInvitationSchema,
   emailOnlySchema,
@@ -60,6 +61,8 @@ const UNANSWERED_PASSKEY = {
 }
 /** An id of the right shape that no passkey has. */
 export const UNKNOWN_PASSKEY_ID = '00000000-0000-4000-8000-000000000000'
+/** A client id of the right shape that no application has: edits, secrets and deletes of it are 404s. */
+export const UNKNOWN_APPLICATION_ID = 'app_AAAAAAAAAAAAAAAAAAAAAA'
 
 export const BODY_ENDPOINTS: BodyEndpoint[] = [
   body({
@@ -226,6 +229,40 @@ export const BODY_ENDPOINTS: BodyEndpoint[] = [
     // Each call invites a new address: an unverified account nobody can sign in to.
     valid: () => ({ name: 'Invited Person', email: uniqueEmail('invitee'), role: 'CLIENT', phone: '+1 555 0123' }),
   }),
+  body({
+    key: 'POST /admin/applications',
+    method: 'POST',
+    as: 'admin',
+    path: () => '/api/admin/applications',
+    schema: createApplicationSchema,
+    // Each call registers an application nobody signs in to.
+    valid: () => ({
+      name: 'Attack Suite App',
+      type: 'confidential',
+      redirectUris: ['https://app.example.com/callback'],
+      postLogoutRedirectUris: ['https://app.example.com/'],
+      backchannelLogoutUri: 'https://app.example.com/logout',
+      allowedRoles: ['CLIENT'],
+      firstParty: false,
+    }),
+  }),
+  body({
+    key: 'PUT /admin/applications/:id',
+    method: 'PUT',
+    as: 'admin',
+    path: () => `/api/admin/applications/${UNKNOWN_APPLICATION_ID}`,
+    schema: updateApplicationSchema,
+    valid: () => ({
+      name: 'Edited App',
+      type: 'confidential',
+      redirectUris: ['http://localhost:3000/callback'],
+      postLogoutRedirectUris: ['http://127.0.0.1:3000/'],
+      backchannelLogoutUri: 'http://[::1]:3000/logout',
+      allowedRoles: ['ADMIN', 'CLIENT'],
+      firstParty: true,
+      enabled: true,
+    }),
+  }),
 ]
 
 /** POST routes that take no body: anything sent to them is still parsed (and refused) first. */
@@ -238,6 +275,7 @@ export const BODILESS_POSTS: Endpoint[] = [
   { key: 'POST /admin/users/:id/password-reset', method: 'POST', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/password-reset` },
   { key: 'POST /auth/passkeys/registration/options', method: 'POST', as: 'user', path: () => '/api/auth/passkeys/registration/options' },
   { key: 'POST /auth/passkeys/authentication/options', method: 'POST', as: 'anonymous', path: () => '/api/auth/passkeys/authentication/options' },
+  { key: 'POST /admin/applications/:id/secret', method: 'POST', as: 'admin', path: () => `/api/admin/applications/${UNKNOWN_APPLICATION_ID}/secret` },
 ]
 
 export const OTHER_ENDPOINTS: Endpoint[] = [
@@ -263,6 +301,9 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   // The target is ACTIVE: the delete is refused (409), so walking the catalogue deletes nobody.
   { key: 'DELETE /admin/users/:id', method: 'DELETE', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}` },
   { key: 'GET /admin/stats', method: 'GET', as: 'admin', path: () => '/api/admin/stats' },
+  { key: 'GET /admin/applications', method: 'GET', as: 'admin', path: () => '/api/admin/applications' },
+  { key: 'GET /admin/applications/:id', method: 'GET', as: 'admin', path: () => `/api/admin/applications/${UNKNOWN_APPLICATION_ID}` },
+  { key: 'DELETE /admin/applications/:id', method: 'DELETE', as: 'admin', path: () => `/api/admin/applications/${UNKNOWN_APPLICATION_ID}` },
   // Ends the target's sessions (the target is nobody's caller in the suites).
   { key: 'DELETE /admin/users/:id/sessions', method: 'DELETE', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/sessions` },
   // Turns the target's two-factor off and removes its passkeys: the target has none, so nothing changes.

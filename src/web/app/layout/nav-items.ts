@@ -1,5 +1,6 @@
 import type { ComponentType, SVGProps } from 'react'
 import Activity from 'lucide-react/icons/activity'
+import AppWindow from 'lucide-react/icons/app-window'
 import Code from 'lucide-react/icons/code'
 import LayoutDashboard from 'lucide-react/icons/layout-dashboard'
 import MessageSquare from 'lucide-react/icons/message-square'
@@ -41,6 +42,7 @@ export const NAV_SECTIONS: NavSection[] = [
       { to: paths.admin, label: 'nav.adminDashboard', icon: Shield },
       { to: paths.adminUsers, label: 'nav.userManagement', icon: Users },
       { to: paths.activityLogs, label: 'nav.activityLogs', icon: ScrollText },
+      { to: paths.adminApplications, label: 'nav.applications', icon: AppWindow },
     ],
   },
   { title: 'nav.developer', items: [{ to: paths.developer, label: 'nav.developerDashboard', icon: Code }] },

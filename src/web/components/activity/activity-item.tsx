@@ -25,6 +25,9 @@ const BADGE_TONES: Record<string, 'green' | 'blue' | 'amber' | 'red' | 'purple' 
   added: 'blue',
   renamed: 'amber',
   removed: 'red',
+  created: 'blue',
+  replaced: 'purple',
+  allowed: 'green',
 }
 
 /**

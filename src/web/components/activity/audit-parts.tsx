@@ -1,4 +1,4 @@
-import type { ActivityActor, FieldChange } from '~shared/schemas/lists'
+import { type ActivityActor, APPLICATION_CHANGED_FIELDS, type FieldChange } from '~shared/schemas/lists'
 import { type I18n, useI18n } from '~web/lib/i18n'
 
 /**
@@ -10,6 +10,14 @@ import { type I18n, useI18n } from '~web/lib/i18n'
 export function ActorLine({ actor }: { actor: ActivityActor }) {
   const { t } = useI18n()
   return <p className="text-sm text-muted">{t('audit.by', { name: actor.name })}</p>
+}
+
+const isApplicationField = (field: FieldChange['field']): field is (typeof APPLICATION_CHANGED_FIELDS)[number] =>
+  (APPLICATION_CHANGED_FIELDS as readonly string[]).includes(field)
+
+/** The changed field's name: a user's, or an application's. */
+function fieldLabel(field: FieldChange['field'], { t }: Pick<I18n, 't'>): string {
+  return isApplicationField(field) ? t(`applications.fields.${field}`) : t(`users.${field}`)
 }
 
 function valueText(change: FieldChange, value: string | null, { t }: Pick<I18n, 't'>): string {
@@ -31,7 +39,7 @@ export function ChangeList({ changes }: { changes: FieldChange[] }) {
       <span className="sr-only">{t('audit.changes')}: </span>
       {changes.map((change, index) => (
         <span key={change.field} className="block break-words">
-          <span className="font-medium text-fg">{t(`users.${change.field}`)}</span>
+          <span className="font-medium text-fg">{fieldLabel(change.field, i18n)}</span>
           {': '}
           {change.from === null && change.to === null ? (
             t('audit.changed')

@@ -1,0 +1,166 @@
+import { z } from 'zod'
+import { ROLES } from '../constants'
+
+/**
+ * The applications that sign people in with Accounts (OpenID Connect clients, contract section 9),
+ * as admins register them: the form's and the request's fields with their messages, and the
+ * application as the API shows it (never its secret, which is shown once and kept only hashed).
+ */
+
+export const APPLICATION_NAME_MAX = 100
+export const APPLICATION_URIS_MAX = 20
+/** Long enough for any real callback address; a longer one is refused before it is parsed. */
+export const APPLICATION_URI_MAX = 2000
+export const APPLICATION_TYPES = ['confidential', 'public'] as const
+export type ApplicationType = (typeof APPLICATION_TYPES)[number]
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+export const applicationMessages = {
+  nameRequired: 'Application name is required',
+  nameMax: `Application name must be at most ${APPLICATION_NAME_MAX} characters`,
+  nameControl: 'Application name must not contain control characters',
+  type: 'Type must be confidential or public',
+  typeFixed: 'The type of an application cannot be changed',
+  redirectUrisMin: 'At least one redirect URI is required',
+  redirectUrisMax: `At most ${APPLICATION_URIS_MAX} redirect URIs can be registered`,
+  postLogoutRedirectUrisMax: `At most ${APPLICATION_URIS_MAX} post-logout redirect URIs can be registered`,
+  uriList: 'Must be a list of addresses',
+  role: 'Unknown role',
+  roleList: 'Allowed roles must be a list of roles',
+  firstParty: 'First-party must be true or false',
+  enabled: 'Enabled must be true or false',
+  nothingToUpdate: 'Nothing to update',
+  notFound: 'Application not found',
+  publicHasNoSecret: 'A public application has no client secret',
+} as const
+
+/** The messages of one kind of address ("Redirect URI must be an absolute URL"…). */
+function uriMessages(label: string) {
+  return {
+    absolute: `${label} must be an absolute URL`,
+    fragment: `${label} must not contain a fragment (#)`,
+    scheme: `${label} must use https, or http on localhost, 127.0.0.1 or [::1]`,
+    credentials: `${label} must not contain a user name or password`,
+  }
+}
+
+const URI_LABELS = ['Redirect URI', 'Post-logout redirect URI', 'Back-channel logout URI'] as const
+
+/** Every message of the address fields, for the translations. */
+export const applicationUriMessages: string[] = URI_LABELS.flatMap((label) => Object.values(uriMessages(label)))
+
+function parsedUrl(value: string): URL | null {
+  try {
+    return new URL(value)
+  } catch {
+    return null
+  }
+}
+
+/**
+ * An absolute URL with no fragment, on https, or on http at a loopback host (a developer's machine,
+ * a native app's local callback). Kept exactly as typed (only trimmed): the protocol compares
+ * redirect URIs character for character.
+ */
+function uriField(label: (typeof URI_LABELS)[number]) {
+  const m = uriMessages(label)
+  return z
+    .string({ error: m.absolute })
+    .max(APPLICATION_URI_MAX, { error: m.absolute, abort: true })
+    .trim()
+    .superRefine((value, ctx) => {
+      const url = /^[^\s\p{Cc}]+$/u.test(value) ? parsedUrl(value) : null
+      if (!url || !/^https?:\/\//i.test(value)) {
+        ctx.addIssue({ code: 'custom', message: url && url.protocol !== 'http:' && url.protocol !== 'https:' ? m.scheme : m.absolute })
+        return
+      }
+      if (value.includes('#')) ctx.addIssue({ code: 'custom', message: m.fragment })
+      if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) ctx.addIssue({ code: 'custom', message: m.scheme })
+      if (url.username !== '' || url.password !== '') ctx.addIssue({ code: 'custom', message: m.credentials })
+    })
+}
+
+/** A list of addresses, each said once (a repeat is dropped), at most 20. */
+function uriList(label: (typeof URI_LABELS)[number], maxMessage: string) {
+  return z
+    .array(uriField(label), { error: applicationMessages.uriList })
+    .max(APPLICATION_URIS_MAX, { error: maxMessage, abort: true })
+    .transform((uris) => [...new Set(uris)])
+}
+
+export const applicationNameField = z
+  .string({ error: applicationMessages.nameRequired })
+  .max(APPLICATION_NAME_MAX * 2, { error: applicationMessages.nameMax, abort: true })
+  .trim()
+  .min(1, { error: applicationMessages.nameRequired })
+  .refine((value) => Array.from(value).length <= APPLICATION_NAME_MAX, { error: applicationMessages.nameMax })
+  .regex(/^[^\p{Cc}]*$/u, { error: applicationMessages.nameControl })
+
+const typeField = z.enum(APPLICATION_TYPES, { error: applicationMessages.type })
+const redirectUrisField = uriList('Redirect URI', applicationMessages.redirectUrisMax).refine((uris) => uris.length > 0, {
+  error: applicationMessages.redirectUrisMin,
+})
+const postLogoutRedirectUrisField = uriList('Post-logout redirect URI', applicationMessages.postLogoutRedirectUrisMax)
+const backchannelLogoutUriField = uriField('Back-channel logout URI').nullable()
+/** Roles that may sign in to the application; empty: every role. */
+const allowedRolesField = z
+  .array(z.enum(ROLES, { error: applicationMessages.role }), { error: applicationMessages.roleList })
+  .max(ROLES.length * 2, { error: applicationMessages.roleList, abort: true })
+  .transform((roles) => ROLES.filter((role) => roles.includes(role)))
+
+export const createApplicationSchema = z.strictObject({
+  name: applicationNameField,
+  type: typeField,
+  redirectUris: redirectUrisField,
+  postLogoutRedirectUris: postLogoutRedirectUrisField.optional(),
+  backchannelLogoutUri: backchannelLogoutUriField.optional(),
+  allowedRoles: allowedRolesField.optional(),
+  firstParty: z.boolean({ error: applicationMessages.firstParty }).optional(),
+})
+export type CreateApplicationInput = z.input<typeof createApplicationSchema>
+export type NewApplication = z.output<typeof createApplicationSchema>
+
+/**
+ * An edit: any of the fields, and `enabled`. `type` may be sent, but only with the type the
+ * application already has (the server says so at the field otherwise).
+ */
+export const updateApplicationSchema = z
+  .strictObject({
+    name: applicationNameField.optional(),
+    type: typeField.optional(),
+    redirectUris: redirectUrisField.optional(),
+    postLogoutRedirectUris: postLogoutRedirectUrisField.optional(),
+    backchannelLogoutUri: backchannelLogoutUriField.optional(),
+    allowedRoles: allowedRolesField.optional(),
+    firstParty: z.boolean({ error: applicationMessages.firstParty }).optional(),
+    enabled: z.boolean({ error: applicationMessages.enabled }).optional(),
+  })
+  .refine((value) => Object.values(value).some((field) => field !== undefined), { error: applicationMessages.nothingToUpdate })
+export type UpdateApplicationInput = z.input<typeof updateApplicationSchema>
+export type ApplicationUpdate = z.output<typeof updateApplicationSchema>
+
+export const applicationParamsSchema = z.object({ id: z.string() })
+
+/** An application as the API shows it; `id` is its `client_id`. */
+export const applicationSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(APPLICATION_TYPES),
+  redirectUris: z.array(z.string()),
+  postLogoutRedirectUris: z.array(z.string()),
+  backchannelLogoutUri: z.string().nullable(),
+  allowedRoles: z.array(z.enum(ROLES)),
+  firstParty: z.boolean(),
+  enabled: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+})
+export type Application = z.infer<typeof applicationSchema>
+
+export const applicationListSchema = z.object({ applications: z.array(applicationSchema) })
+export const applicationResultSchema = z.object({ application: applicationSchema })
+/** A new application: its secret (confidential only) is in this answer and never again. */
+export const createdApplicationSchema = z.object({ application: applicationSchema, clientSecret: z.string().optional() })
+export type CreatedApplication = z.infer<typeof createdApplicationSchema>
+export const clientSecretSchema = z.object({ clientSecret: z.string() })

@@ -1,0 +1,119 @@
+import type { ReactNode } from 'react'
+import EllipsisVertical from 'lucide-react/icons/ellipsis-vertical'
+import KeyRound from 'lucide-react/icons/key-round'
+import Pencil from 'lucide-react/icons/pencil'
+import Power from 'lucide-react/icons/power'
+import Trash2 from 'lucide-react/icons/trash-2'
+import type { Application } from '~shared/schemas/applications'
+import { Badge } from '~web/components/ui/badge'
+import { buttonClass } from '~web/components/ui/button'
+import { Menu, MenuContent, MenuItem, MenuTrigger } from '~web/components/ui/dropdown-menu'
+import { useI18n } from '~web/lib/i18n'
+import { formatDate } from '~web/lib/time'
+
+export type ApplicationAction = 'edit' | 'replace-secret' | 'toggle' | 'delete'
+
+/**
+ * The applications. From md up a table; below, each row a card whose cells carry their column
+ * name. Each row's actions button carries the application's id, so focus can go back to it when
+ * a dialog it opened closes.
+ */
+export function ApplicationsTable({ applications, onAction }: { applications: Application[]; onAction: (application: Application, action: ApplicationAction) => void }) {
+  const { t } = useI18n()
+  return (
+    <div className="md:overflow-x-auto">
+      <table tabIndex={-1} data-applications-table aria-label={t('applications.list')} className="w-full text-left text-sm outline-none">
+        <thead className="hidden border-b border-line text-muted md:table-header-group">
+          <tr>
+            <Th>{t('applications.columns.name')}</Th>
+            <Th>{t('applications.columns.type')}</Th>
+            <Th>{t('applications.columns.firstParty')}</Th>
+            <Th>{t('applications.columns.status')}</Th>
+            <Th>{t('applications.columns.redirectUris')}</Th>
+            <Th>{t('applications.columns.created')}</Th>
+            <th scope="col" className="px-2 py-2 text-right font-medium">
+              <span className="sr-only">{t('applications.columns.actions')}</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody className="block md:table-row-group">
+          {applications.map((application) => (
+            <tr key={application.id} className="relative block border-b border-line py-3 last:border-0 md:table-row md:py-0">
+              <td className="block pr-12 md:table-cell md:px-2 md:py-3">
+                <span className="font-medium break-words">{application.name}</span>
+                <span className="block font-mono text-xs wrap-anywhere text-muted">{application.id}</span>
+              </td>
+              <Cell label={t('applications.columns.type')}>{t(`applications.types.${application.type}`)}</Cell>
+              <Cell label={t('applications.columns.firstParty')}>{application.firstParty ? t('applications.yes') : t('applications.no')}</Cell>
+              <Cell label={t('applications.columns.status')}>
+                <Badge tone={application.enabled ? 'green' : 'gray'}>{application.enabled ? t('applications.enabled') : t('applications.disabled')}</Badge>
+              </Cell>
+              <Cell label={t('applications.columns.redirectUris')}>
+                <span className="font-mono text-xs wrap-anywhere">{application.redirectUris[0]}</span>
+                {application.redirectUris.length > 1 ? (
+                  <span className="block text-xs text-muted">{t('applications.moreUris', { count: String(application.redirectUris.length - 1) })}</span>
+                ) : null}
+              </Cell>
+              <Cell label={t('applications.columns.created')}>{formatDate(application.createdAt)}</Cell>
+              <td className="absolute top-2 right-0 md:static md:table-cell md:px-2 md:py-3 md:text-right">
+                <RowActions application={application} onAction={onAction} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
+function Th({ children }: { children: ReactNode }) {
+  return (
+    <th scope="col" className="px-2 py-2 font-medium">
+      {children}
+    </th>
+  )
+}
+
+function Cell({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <td className="flex items-center justify-between gap-3 py-1 md:table-cell md:px-2 md:py-3">
+      <span className="text-muted md:hidden">{label}</span>
+      <span className="min-w-0 text-right md:text-left">{children}</span>
+    </td>
+  )
+}
+
+function RowActions({ application, onAction }: { application: Application; onAction: (application: Application, action: ApplicationAction) => void }) {
+  const { t } = useI18n()
+  return (
+    <Menu>
+      <MenuTrigger
+        className={buttonClass('ghost', 'icon')}
+        aria-label={t('applications.actionsFor', { name: application.name })}
+        data-application-actions={application.id}
+      >
+        <EllipsisVertical aria-hidden className="size-4" />
+      </MenuTrigger>
+      <MenuContent>
+        <MenuItem onSelect={() => onAction(application, 'edit')}>
+          <Pencil aria-hidden className="size-4" />
+          {t('applications.edit')}
+        </MenuItem>
+        {application.type === 'confidential' ? (
+          <MenuItem onSelect={() => onAction(application, 'replace-secret')}>
+            <KeyRound aria-hidden className="size-4" />
+            {t('applications.replaceSecret')}
+          </MenuItem>
+        ) : null}
+        <MenuItem onSelect={() => onAction(application, 'toggle')}>
+          <Power aria-hidden className="size-4" />
+          {application.enabled ? t('applications.disable') : t('applications.enable')}
+        </MenuItem>
+        <MenuItem danger onSelect={() => onAction(application, 'delete')}>
+          <Trash2 aria-hidden className="size-4" />
+          {t('applications.delete')}
+        </MenuItem>
+      </MenuContent>
+    </Menu>
+  )
+}
