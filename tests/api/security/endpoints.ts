@@ -285,6 +285,12 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   { key: 'DELETE /auth/sessions/:id', method: 'DELETE', as: 'user', path: () => '/api/auth/sessions/00000000-0000-4000-8000-000000000000' },
   // Ends the caller's other sessions; the suites sign the caller in once, so there are none.
   { key: 'DELETE /auth/sessions', method: 'DELETE', as: 'user', path: () => '/api/auth/sessions' },
+  // An app's sign-in steps: without the interaction cookie of the browser that started one, nothing is found.
+  { key: 'GET /oidc/interactions/:uid', method: 'GET', as: 'anonymous', path: () => '/api/oidc/interactions/unknown-interaction' },
+  { key: 'GET /oidc/interactions/:uid/details', method: 'GET', as: 'anonymous', path: () => '/api/oidc/interactions/unknown-interaction/details' },
+  { key: 'POST /oidc/interactions/:uid/login', method: 'POST', as: 'user', path: () => '/api/oidc/interactions/unknown-interaction/login' },
+  { key: 'POST /oidc/interactions/:uid/consent', method: 'POST', as: 'user', path: () => '/api/oidc/interactions/unknown-interaction/consent' },
+  { key: 'POST /oidc/interactions/:uid/abort', method: 'POST', as: 'anonymous', path: () => '/api/oidc/interactions/unknown-interaction/abort' },
   { key: 'GET /auth/verify-email/:token', method: 'GET', as: 'anonymous', path: () => `/api/auth/verify-email/${UNISSUED_TOKEN}` },
   { key: 'GET /auth/csrf-token', method: 'GET', as: 'user', path: () => '/api/auth/csrf-token' },
   { key: 'GET /auth/mfa', method: 'GET', as: 'user', path: () => '/api/auth/mfa' },
