@@ -7,7 +7,7 @@ export const STATUSES = ['ACTIVE', 'INACTIVE', 'SUSPENDED'] as const
 export type Status = (typeof STATUSES)[number]
 
 /** Filter values of the activity lists; `all` means no filter. */
-export const ACTIVITY_FILTERS = ['all', 'logged in', 'registered', 'updated', 'deleted', 'verified', 'reset', 'logged out', 'security'] as const
+export const ACTIVITY_FILTERS = ['all', 'logged in', 'registered', 'updated', 'deleted', 'verified', 'reset', 'logged out', 'security', 'applications'] as const
 export type ActivityFilter = (typeof ACTIVITY_FILTERS)[number]
 
 export const NAME_MIN = 2

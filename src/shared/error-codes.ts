@@ -29,10 +29,16 @@ export const ERROR_CODES = [
   'SELF_EDIT',
   'SELF_DELETE',
   'ADMIN_DELETE',
+  /** Sign in with Accounts: the application does not admit the account's role. */
+  'APP_ACCESS_DENIED',
   // 404
   'NOT_FOUND',
   'USER_NOT_FOUND',
   'SESSION_NOT_FOUND',
+  /** Connected apps: an application the caller has not allowed (or that does not exist). */
+  'APPLICATION_NOT_FOUND',
+  /** Sign in with Accounts: an app's sign-in request that is unknown or has expired. */
+  'INTERACTION_NOT_FOUND',
   // 409
   'CONFLICT',
   'EMAIL_TAKEN',
@@ -46,6 +52,8 @@ export const ERROR_CODES = [
   'MFA_SETUP_REQUIRED',
   'PASSKEY_EXISTS',
   'PASSKEY_LIMIT',
+  /** Sign in with Accounts: the app asked for a new sign-in (prompt=login, max_age). */
+  'FRESH_SIGN_IN_REQUIRED',
   // 421
   'MISDIRECTED_REQUEST',
   // 413, 414, 415, 429
