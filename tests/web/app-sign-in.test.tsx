@@ -2,6 +2,7 @@ import { screen, waitFor } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import { AccountStatusPage } from '~web/features/access/components/account-status-page'
 import { LoginPage } from '~web/features/auth/components/login-page'
+import { VerifyEmailPage } from '~web/features/auth/components/verify-email-page'
 import { browserNavigation } from '~web/lib/app-interaction'
 import { fail, installFakeApi, ok } from './support/fake-api'
 import { settle } from './support/queries'
@@ -165,6 +166,22 @@ describe('signing in to an app', () => {
     await status.user.click(screen.getAllByRole('button', { name: 'Return to Team Wiki' }).at(-1)!)
     await waitFor(() => expect(assign).toHaveBeenCalledWith('https://wiki.example.com/cb?error=access_denied'))
     expect(api.callsTo('POST /oidc/interactions/:uid/abort')[0]!.params.uid).toBe('u1')
+  })
+
+  test('an unverified address: the page to get a new link offers the way back to the app too', async () => {
+    installFakeApi()
+      .on('GET /oidc/interactions/:uid/details', details())
+      .on('POST /auth/login', fail(403, 'Email not verified', { code: 'EMAIL_NOT_VERIFIED' }))
+    const { user } = renderAppSignIn()
+    await signInWith(user, 'new@example.com', 'Some-Pass-1!')
+    expect((await screen.findByRole('alert')).textContent).toContain('Please verify your email address before logging in.')
+    expect(screen.getByRole('link', { name: 'Resend verification email' }).getAttribute('href')).toBe('/verify-email?email=new%40example.com')
+
+    const api = installFakeApi().on('POST /oidc/interactions/:uid/abort', ok({ redirectTo: 'https://wiki.example.com/cb?error=access_denied' }))
+    const page = renderApp(<VerifyEmailPage />, { url: '/verify-email?email=new%40example.com', path: '/verify-email' })
+    await page.user.click(screen.getAllByRole('button', { name: 'Return to Team Wiki' }).at(-1)!)
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('https://wiki.example.com/cb?error=access_denied'))
+    expect(api.callsTo('POST /oidc/interactions/:uid/abort')).toHaveLength(1)
   })
 
   test('a plain sign-in knows nothing of apps', async () => {
