@@ -66,13 +66,24 @@ describe('activity logs', () => {
     expect(api.calls.map((call) => call.query.get('page'))).toEqual(['1', '2', '1'])
   })
 
-  test('the activity filter offers the spec choices, then the security entries (two-factor)', async () => {
+  test('the activity filter offers the spec choices, then the security entries (two-factor) and the applications entries (Sign in with Accounts)', async () => {
     installFakeApi().on('GET /admin/activity-logs', page([]))
     renderApp(<ActivityLogsPage />, { url: '/admin/activity-logs', user: staff })
     const options = within(screen.getByLabelText('Activity type'))
       .getAllByRole('option')
       .map((option) => option.textContent)
-    expect(options).toEqual(['All activities', 'Login', 'Registration', 'Updates', 'Deletions', 'Email Verification', 'Password Reset', 'Logout', 'Security'])
+    expect(options).toEqual([
+      'All activities',
+      'Login',
+      'Registration',
+      'Updates',
+      'Deletions',
+      'Email Verification',
+      'Password Reset',
+      'Logout',
+      'Security',
+      'Applications',
+    ])
   })
 
   test('empty: "No activity logs available", or "Try adjusting your filters" when filtered', async () => {

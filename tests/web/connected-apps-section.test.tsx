@@ -1,7 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import { ConnectedAppsSection } from '~web/features/security/components/connected-apps-section'
-import { setLanguage } from '~web/lib/i18n'
+import { activityText, badgeText } from '~web/components/activity/activity-text'
+import { setLanguage, t } from '~web/lib/i18n'
 import { fail, installFakeApi, ok } from './support/fake-api'
 import { toastTexts } from './support/queries'
 import { renderApp } from './support/render-app'
@@ -97,5 +98,12 @@ describe('connected apps section', () => {
     expect(await screen.findByRole('heading', { name: 'Verbundene Apps' })).toBeTruthy()
     expect(await screen.findByText('Ihre E-Mail-Adresse sehen')).toBeTruthy()
     expect(screen.getByRole('button', { name: 'Zugriff von Team Wiki entfernen' })).toBeTruthy()
+  })
+
+  test('the activity entries of allowing an app and removing its access read in the chosen language', async () => {
+    await setLanguage('fr')
+    expect(activityText('Removed access of Team Wiki', { t, lang: 'fr' })).toBe('Accès de Team Wiki retiré')
+    expect(activityText('Allowed Team Wiki', { t, lang: 'fr' })).toBe('Team Wiki autorisée')
+    expect(badgeText('Allowed', { t })).toBe('Autorisé')
   })
 })

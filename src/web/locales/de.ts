@@ -324,6 +324,7 @@ const de: Messages = {
       renamedPasskey: 'Passkey umbenannt',
       removedPasskey: 'Passkey entfernt',
       removedAppAccess: 'Zugriff von {{name}} entfernt',
+      allowedApp: '{{name}} erlaubt',
       loggedInWithPasskey: 'Mit einem Passkey angemeldet',
       resetSecondFactors: 'Zwei-Faktor-Authentifizierung und Passkeys von {{name}} ({{email}}) zurückgesetzt',
     },
@@ -349,6 +350,7 @@ const de: Messages = {
       added: 'Hinzugefügt',
       renamed: 'Umbenannt',
       removed: 'Entfernt',
+      allowed: 'Erlaubt',
     },
     details: {
       wrongPassword: 'Falsches Passwort',

@@ -159,6 +159,7 @@ export const enApp = {
       renamedPasskey: 'Renamed a passkey',
       removedPasskey: 'Removed a passkey',
       removedAppAccess: 'Removed access of {{name}}',
+      allowedApp: 'Allowed {{name}}',
       loggedInWithPasskey: 'Logged in with a passkey',
       resetSecondFactors: 'Reset two-factor authentication and passkeys of {{name}} ({{email}})',
     },
@@ -185,6 +186,7 @@ export const enApp = {
       added: 'Added',
       renamed: 'Renamed',
       removed: 'Removed',
+      allowed: 'Allowed',
     },
     /** The few details texts that are fixed; any other stays as written. */
     details: {

@@ -324,6 +324,7 @@ const es: Messages = {
       renamedPasskey: 'Llave de acceso renombrada',
       removedPasskey: 'Llave de acceso quitada',
       removedAppAccess: 'Acceso de {{name}} retirado',
+      allowedApp: '{{name}} autorizada',
       loggedInWithPasskey: 'Sesión iniciada con una llave de acceso',
       resetSecondFactors: 'Autenticación en dos pasos y llaves de acceso de {{name}} ({{email}}) restablecidas',
     },
@@ -349,6 +350,7 @@ const es: Messages = {
       added: 'Añadido',
       renamed: 'Renombrado',
       removed: 'Quitado',
+      allowed: 'Autorizado',
     },
     details: {
       wrongPassword: 'Contraseña incorrecta',

@@ -324,6 +324,7 @@ const fr: Messages = {
       renamedPasskey: 'Clé d’accès renommée',
       removedPasskey: 'Clé d’accès retirée',
       removedAppAccess: 'Accès de {{name}} retiré',
+      allowedApp: '{{name}} autorisée',
       loggedInWithPasskey: 'Connecté avec une clé d’accès',
       resetSecondFactors: 'Authentification à deux facteurs et clés d’accès de {{name}} ({{email}}) réinitialisées',
     },
@@ -349,6 +350,7 @@ const fr: Messages = {
       added: 'Ajouté',
       renamed: 'Renommé',
       removed: 'Retiré',
+      allowed: 'Autorisé',
     },
     details: {
       wrongPassword: 'Mot de passe incorrect',

@@ -25,6 +25,7 @@ const BADGE_TONES: Record<string, 'green' | 'blue' | 'amber' | 'red' | 'purple' 
   added: 'blue',
   renamed: 'amber',
   removed: 'red',
+  allowed: 'green',
 }
 
 /**
