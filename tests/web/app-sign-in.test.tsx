@@ -184,6 +184,15 @@ describe('signing in to an app', () => {
     expect(api.callsTo('POST /oidc/interactions/:uid/abort')).toHaveLength(1)
   })
 
+  test('signed in but refused by the request (account suspended meanwhile): the account-status page', async () => {
+    installFakeApi()
+      .on('GET /oidc/interactions/:uid/details', details())
+      .on('POST /oidc/interactions/:uid/login', fail(403, 'Account is suspended', { code: 'ACCOUNT_SUSPENDED' }))
+    const { location } = renderAppSignIn(makeUser({ email: 'ann@example.com' }))
+    await waitFor(() => expect(location().pathname + location().search).toBe('/account-status?status=suspended&email=ann%40example.com'))
+    expect(assign).not.toHaveBeenCalled()
+  })
+
   test('a plain sign-in knows nothing of apps', async () => {
     const api = installFakeApi()
     renderApp(<LoginPage />, { url: '/login' })

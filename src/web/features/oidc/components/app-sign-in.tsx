@@ -2,7 +2,7 @@ import { type ReactNode, useCallback, useEffect, useState } from 'react'
 import { useNavigate } from 'react-router'
 import { ReturnToAppButton } from '~web/components/return-to-app'
 import { PageSpinner } from '~web/components/ui/spinner'
-import { accountStatusPath } from '~web/config/paths'
+import { accountStatusPath, verifyEmailPath } from '~web/config/paths'
 import { followToApp, rememberInteraction } from '~web/lib/app-interaction'
 import { blockedStateOf, codeOf, isApiError } from '~web/lib/failures'
 import { loadAppTexts } from '~web/lib/i18n'
@@ -58,8 +58,9 @@ export function AppSignIn({ uid, signInForm }: { uid: string; signInForm: (props
         followToApp(await completeInteractionSignIn(uid))
       } catch (error) {
         const blocked = blockedStateOf(error)
-        if (blocked) return void navigate(accountStatusPath(blocked))
+        if (blocked) return void navigate(accountStatusPath(blocked, session.get().user?.email))
         const code = codeOf(error)
+        if (code === 'EMAIL_NOT_VERIFIED') return void navigate(verifyEmailPath(session.get().user?.email))
         if (code === 'APP_ACCESS_DENIED') return setView({ kind: 'denied', details })
         if (code === 'INTERACTION_NOT_FOUND') return setView({ kind: 'expired' })
         // A new sign-in asked for, or the session found over: the form, whatever the session says.
