@@ -13,6 +13,7 @@ import { registerSecurityHeaders } from '~server/http/security-headers'
 import { healthRoutes } from '~server/routes/health'
 import { invitationRoutes } from '~server/routes/auth/invitation'
 import { passkeyRoutes } from '~server/routes/auth/passkeys'
+import { connectedAppRoutes } from '~server/routes/auth/applications'
 import { passwordResetRoutes } from '~server/routes/auth/password-reset'
 import { registrationRoutes } from '~server/routes/auth/registration'
 import { sessionRoutes } from '~server/routes/auth/session'
@@ -108,6 +109,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(twoFactorRoutes(ctx))
       await api.register(deviceRoutes(ctx))
       await api.register(passkeyRoutes(ctx))
+      await api.register(connectedAppRoutes(ctx))
       await api.register(passwordResetRoutes(ctx))
       await api.register(invitationRoutes(ctx))
       await api.register(profileRoutes(ctx))

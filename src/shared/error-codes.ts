@@ -29,15 +29,16 @@ export const ERROR_CODES = [
   'SELF_EDIT',
   'SELF_DELETE',
   'ADMIN_DELETE',
-  /** Sign in with Accounts: the account's role is not one the app admits. */
+  /** Sign in with Accounts: the application does not admit the account's role. */
   'APP_ACCESS_DENIED',
   // 404
   'NOT_FOUND',
   'USER_NOT_FOUND',
   'SESSION_NOT_FOUND',
+  /** An application that does not exist, or (Connected apps) one the caller has not allowed. */
+  'APPLICATION_NOT_FOUND',
   /** Sign in with Accounts: no sign-in request of an app under that id in this browser (unknown, expired or finished). */
   'INTERACTION_NOT_FOUND',
-  'APPLICATION_NOT_FOUND',
   // 409
   'CONFLICT',
   'EMAIL_TAKEN',

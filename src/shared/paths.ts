@@ -13,6 +13,10 @@ export const paths = {
   acceptInvite: '/accept-invite',
   unauthorized: '/unauthorized',
   accountStatus: '/account-status',
+  /** An app's sign-in asks the person to allow it (Sign in with Accounts); `?interaction=<uid>`. */
+  consent: '/consent',
+  /** The protocol's own addresses: the server answers the errors it cannot send back to an app with the web app. */
+  oidc: '/oidc',
   debug: '/debug',
   dashboard: '/dashboard',
   profile: '/profile',

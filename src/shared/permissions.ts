@@ -36,6 +36,8 @@ export const API_ACCESS = {
   'DELETE /auth/passkeys/:id': 'signed-in',
   'POST /auth/passkeys/authentication/options': 'public',
   'POST /auth/passkeys/authentication': 'public',
+  'GET /auth/applications': 'signed-in',
+  'DELETE /auth/applications/:id': 'signed-in',
 
   // Two-factor sign-in: the second step is public (it carries its mfaToken), the rest the owner's.
   'POST /auth/login/mfa': 'public',

@@ -9,11 +9,12 @@ import { createApplication } from '~server/use-cases/create-application'
 import { turnOffSecondFactors } from '~server/use-cases/disable-two-factor'
 import { SoftwareAuthenticator } from '../support/software-authenticator'
 import { useTestApp, type SignedIn, STRONG_PASSWORD, uniqueEmail } from '../support/test-app'
+import { insertApplication, insertGrant } from './helpers/connected-apps'
 import { dataUrl, pngImage } from './helpers/images'
 import { quickSignIn, quickUser } from './helpers/users'
 
 /**
- * Every signed-in devices, profile, picture, activity, administration, two-factor and passkey call against every role and anonymous:
+ * Every signed-in devices, profile, picture, activity, administration, two-factor, passkey and connected apps call against every role and anonymous:
  * the answers below, written out by hand from the product's rules (not read from the permission
  * table the server uses, so a wrong edit of that table fails here). 200 (201 for an invitation or a new application) is success, 401 asks an
  * anonymous caller to sign in, 403 refuses a role. Unsafe methods also need the session's own
@@ -39,6 +40,7 @@ type Area = Extract<
   | `${string} /admin/${string}`
   | `${string} /auth/mfa${string}`
   | `${string} /auth/passkeys${string}`
+  | `${string} /auth/applications${string}`
 >
 type Answer = 200 | 201 | 401 | 403
 
@@ -78,6 +80,8 @@ const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'DELETE /auth/passkeys/:id': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/passkeys/authentication/options': { anonymous: 200, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/passkeys/authentication': { anonymous: 200, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'GET /auth/applications': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'DELETE /auth/applications/:id': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'GET /auth/mfa': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/mfa/totp/setup': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/mfa/totp/enable': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -103,6 +107,13 @@ describe('permission matrix', () => {
   const passkeyOf = async (caller: Caller) => {
     if (caller === 'anonymous') return '00000000-0000-4000-8000-000000000000'
     return (await post(callers[caller], '/api/auth/passkeys/registration', await registrationBody(callers[caller]))).json().data.passkey.id as string
+  }
+
+  /** An application the caller has allowed (anonymous callers are refused before it matters). */
+  const allowedApplicationOf = async (caller: Caller) => {
+    const applicationId = await insertApplication(t, `Matrix app ${caller}`)
+    if (caller !== 'anonymous') await insertGrant(t, { userId: callers[caller].id, applicationId })
+    return applicationId
   }
 
   beforeAll(async () => {
@@ -171,6 +182,8 @@ describe('permission matrix', () => {
       body: caller === 'anonymous' ? { response: {} } : await registrationBody(callers[caller]),
     }),
     'GET /auth/passkeys': async () => ({ method: 'GET', url: '/api/auth/passkeys' }),
+    'GET /auth/applications': async () => ({ method: 'GET', url: '/api/auth/applications' }),
+    'DELETE /auth/applications/:id': async (caller) => ({ method: 'DELETE', url: `/api/auth/applications/${await allowedApplicationOf(caller)}` }),
     'PATCH /auth/passkeys/:id': async (caller) => ({ method: 'PATCH', url: `/api/auth/passkeys/${await passkeyOf(caller)}`, body: { name: 'Matrix key' } }),
     'DELETE /auth/passkeys/:id': async (caller) => ({ method: 'DELETE', url: `/api/auth/passkeys/${await passkeyOf(caller)}` }),
     'POST /auth/passkeys/authentication/options': async () => ({ method: 'POST', url: '/api/auth/passkeys/authentication/options' }),
@@ -231,8 +244,8 @@ describe('permission matrix', () => {
     })
   }
 
-  it('covers every signed-in devices, two-factor, passkey, profile, picture, activity and administration endpoint of the permission table', () => {
-    const inTable = Object.keys(API_ACCESS).filter((key) => / \/(auth\/sessions|users|activity|admin|auth\/mfa|auth\/passkeys)/.test(key))
+  it('covers every signed-in devices, two-factor, passkey, connected apps, profile, picture, activity and administration endpoint of the permission table', () => {
+    const inTable = Object.keys(API_ACCESS).filter((key) => / \/(auth\/sessions|users|activity|admin|auth\/mfa|auth\/passkeys|auth\/applications)/.test(key))
     expect(Object.keys(calls).sort()).toEqual(inTable.sort())
     expect(Object.keys(EXPECTED).sort()).toEqual(inTable.sort())
   })

@@ -117,6 +117,48 @@ async function showPasskeys(page: Page) {
   await page.getByRole('list', { name: 'Your passkeys' }).waitFor()
 }
 
+/** An app's sign-in request ("Sign in with Accounts"), as the interaction endpoint describes it. */
+const APP_REQUEST = {
+  uid: 'app-request-1',
+  app: { id: 'team-wiki', name: 'Team Wiki', firstParty: false },
+  prompt: 'login',
+  freshSignIn: false,
+  scopes: ['openid', 'profile', 'email', 'phone', 'roles', 'offline_access'],
+  refusal: null as null | 'role',
+}
+
+/** Answers the request's details (or, with `expired`, that it is gone). */
+async function appRequest(page: Page, overrides: Partial<typeof APP_REQUEST> | 'expired' = {}) {
+  await page.route('**/api/oidc/interactions/*/details', (route) =>
+    route.fulfill(
+      overrides === 'expired'
+        ? answer(404, { success: false, message: 'Sign-in request not found', code: 'INTERACTION_NOT_FOUND' })
+        : answer(200, { success: true, data: { ...APP_REQUEST, ...overrides } }),
+    ),
+  )
+}
+
+/** Two connected apps, one with a long name, as the Security tab lists them. */
+const CONNECTED_APPS = [
+  {
+    id: 'team-wiki',
+    name: 'Team Wiki and Engineering Handbook (internal)',
+    scopes: ['openid', 'profile', 'email', 'roles', 'offline_access'],
+    grantedAt: '2026-01-05T10:00:00.000Z',
+    lastUsedAt: '2026-03-01T08:30:00.000Z',
+  },
+  { id: 'sales', name: 'Sales Dashboard', scopes: ['openid'], grantedAt: '2026-02-11T16:20:00.000Z', lastUsedAt: null },
+] as const
+
+async function showConnectedApps(page: Page) {
+  await page.route('**/api/auth/applications', (route) =>
+    route.request().method() === 'GET' ? route.fulfill(answer(200, { success: true, data: { applications: CONNECTED_APPS } })) : route.continue(),
+  )
+  await page.goto('/profile')
+  await page.getByRole('tab', { name: 'Security' }).click()
+  await page.getByRole('list', { name: 'Your connected apps' }).waitFor()
+}
+
 async function openActions(page: Page, who: { name: string; email: string }) {
   await page.goto('/admin/users')
   await page.getByLabel('Search users').fill(who.email)
@@ -317,6 +359,63 @@ const SCREENS: Screen[] = [
   at('visitor', 'account-status-inactive', '/account-status?status=inactive&email=someone%40example.com', 'Account Inactive'),
   at('visitor', 'account-status-unknown', '/account-status?status=archived', 'Account Status Unknown'),
   at('visitor', 'debug-signed-out', '/debug', 'Auth Debug'),
+  {
+    name: 'login-for-app',
+    who: 'visitor',
+    async open(page) {
+      await appRequest(page)
+      await page.goto(`/login?interaction=${APP_REQUEST.uid}`)
+      await h1(page, 'Sign in')
+      await page.getByText('Sign in to continue to Team Wiki').waitFor()
+    },
+  },
+  {
+    name: 'app-access-denied',
+    who: 'visitor',
+    async open(page) {
+      await appRequest(page, { refusal: 'role' })
+      await page.goto(`/login?interaction=${APP_REQUEST.uid}`)
+      await h1(page, 'You do not have access to Team Wiki')
+    },
+  },
+  {
+    name: 'app-request-expired',
+    who: 'visitor',
+    failedRequests: [404],
+    async open(page) {
+      await appRequest(page, 'expired')
+      await page.goto(`/login?interaction=${APP_REQUEST.uid}`)
+      await h1(page, 'This sign-in request has expired')
+    },
+  },
+  {
+    name: 'account-status-from-app',
+    who: 'visitor',
+    async open(page) {
+      await page.goto('/account-status?status=suspended&email=someone%40example.com')
+      await page.evaluate((app) => sessionStorage.setItem('accounts.appInteraction', JSON.stringify(app)), { uid: APP_REQUEST.uid, app: 'Team Wiki' })
+      await page.reload()
+      await page.getByRole('button', { name: 'Return to Team Wiki' }).waitFor()
+      return async () => {
+        await page.goto('/account-status')
+        await page.evaluate(() => sessionStorage.clear())
+      }
+    },
+  },
+  {
+    // A sign-in link that cannot go back to any app: the server answers it with the web app, the error named in the page.
+    name: 'oidc-protocol-error',
+    who: 'visitor',
+    failedRequests: [400],
+    async open(page) {
+      const index = await (await page.request.get('/login')).text()
+      await page.route('**/oidc/auth?**', (route) =>
+        route.fulfill({ status: 400, contentType: 'text/html', body: index.replace('<head>', '<head><meta name="oidc-error" content="invalid_redirect_uri">') }),
+      )
+      await page.goto('/oidc/auth?client_id=team-wiki&redirect_uri=https%3A%2F%2Fevil.example.com')
+      await h1(page, 'This sign-in link does not work')
+    },
+  },
 
   // Signed in as an administrator.
   at('admin', 'dashboard', '/dashboard', /^Welcome back, /),
@@ -447,6 +546,32 @@ const SCREENS: Screen[] = [
       await showPasskeys(page)
       await page.getByRole('button', { name: `Remove ${PASSKEYS[0].name}` }).click()
       await page.getByRole('dialog', { name: 'Remove this passkey?' }).waitFor()
+    },
+  },
+  {
+    name: 'profile-connected-apps',
+    who: 'admin',
+    async open(page) {
+      await showConnectedApps(page)
+    },
+  },
+  {
+    name: 'profile-connected-app-remove',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await showConnectedApps(page)
+      await page.getByRole('button', { name: `Remove access of ${CONNECTED_APPS[0].name}` }).click()
+      await page.getByRole('dialog', { name: 'Remove this app’s access?' }).waitFor()
+    },
+  },
+  {
+    name: 'consent',
+    who: 'admin',
+    async open(page) {
+      await appRequest(page, { prompt: 'consent' })
+      await page.goto(`/consent?interaction=${APP_REQUEST.uid}`)
+      await h1(page, 'Team Wiki wants to:')
     },
   },
   {

@@ -413,6 +413,7 @@ describe('activity lists', () => {
       'Password Reset',
       'Logout',
       'Security',
+      'Applications',
     ])
     await page.getByLabel('Search activities').fill(busy.email)
 

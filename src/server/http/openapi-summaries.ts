@@ -35,6 +35,8 @@ export const OPERATION_SUMMARIES: Partial<Record<ApiEndpoint, string>> = {
   'DELETE /auth/passkeys/:id': 'Remove a passkey',
   'POST /auth/passkeys/authentication/options': 'Start a passkey sign-in: WebAuthn request options',
   'POST /auth/passkeys/authentication': 'Sign in with a passkey',
+  'GET /auth/applications': 'The applications the signed-in user has allowed (Connected apps)',
+  'DELETE /auth/applications/:id': 'Remove an application’s access: its grant, refresh tokens and access tokens die',
   'GET /users/profile': 'The signed-in user’s profile',
   'PUT /users/profile': 'Change name or phone',
   'PUT /users/change-password': 'Change the password (other sessions end)',

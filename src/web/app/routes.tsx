@@ -87,6 +87,21 @@ export const routes: RouteObject[] = [
         ),
       },
       {
+        path: paths.consent,
+        lazy: page(
+          () => import('~web/features/oidc/components/consent-page'),
+          (m) => m.ConsentPage,
+        ),
+      },
+      {
+        // The protocol's errors that cannot go back to an app: the server answers them with this app.
+        path: `${paths.oidc}/*`,
+        lazy: page(
+          () => import('~web/features/oidc/components/protocol-error-page'),
+          (m) => m.ProtocolErrorPage,
+        ),
+      },
+      {
         path: paths.debug,
         // Open signed in or out; its texts are the signed-in area's (decision 0213).
         lazy: page(

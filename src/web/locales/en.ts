@@ -72,6 +72,9 @@ export const en = {
   login: {
     title: 'Sign in',
     description: 'Enter your email and password to access your account',
+    forApp: 'Sign in to continue to {{app}}',
+    returnToApp: 'Return to {{app}}',
+    appRequestExpired: 'This sign-in request has expired. Go back to the app and try again.',
     email: 'Email',
     password: 'Password',
     forgotPassword: 'Forgot password?',

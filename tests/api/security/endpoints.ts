@@ -296,6 +296,9 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   { key: 'GET /auth/mfa', method: 'GET', as: 'user', path: () => '/api/auth/mfa' },
   { key: 'GET /auth/passkeys', method: 'GET', as: 'user', path: () => '/api/auth/passkeys' },
   { key: 'DELETE /auth/passkeys/:id', method: 'DELETE', as: 'user', path: () => `/api/auth/passkeys/${UNKNOWN_PASSKEY_ID}` },
+  { key: 'GET /auth/applications', method: 'GET', as: 'user', path: () => '/api/auth/applications' },
+  // An application nobody allowed: a 404, so walking the catalogue takes no access away.
+  { key: 'DELETE /auth/applications/:id', method: 'DELETE', as: 'user', path: () => '/api/auth/applications/no-such-application' },
   { key: 'GET /users/profile', method: 'GET', as: 'user', path: () => '/api/users/profile' },
   { key: 'GET /users/pictures/:file', method: 'GET', as: 'anonymous', path: () => '/api/users/pictures/AAAAAAAAAAAAAAAAAAAAAA.webp' },
   { key: 'GET /activity', method: 'GET', as: 'admin', path: () => '/api/activity' },

@@ -1,3 +1,4 @@
+import { useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
 import CircleHelp from 'lucide-react/icons/circle-help'
 import UserX from 'lucide-react/icons/user-x'
@@ -5,14 +6,20 @@ import Ban from 'lucide-react/icons/ban'
 import { Badge } from '~web/components/ui/badge'
 import { buttonClass } from '~web/components/ui/button'
 import { PublicHeader } from '~web/components/public-header'
+import { ReturnToAppButton } from '~web/components/return-to-app'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle, PublicPage } from '~web/components/ui/card'
 import { SUPPORT_EMAIL } from '~web/config/app'
 import { paths } from '~web/config/paths'
+import { recallInteraction } from '~web/lib/app-interaction'
 import { useI18n } from '~web/lib/i18n'
 
-/** Why an account cannot be used: suspended, inactive, or (any other value) unknown. */
+/**
+ * Why an account cannot be used: suspended, inactive, or (any other value) unknown. Reached from an
+ * app's sign-in request, it also offers the way back to that app (which hears access_denied).
+ */
 export function AccountStatusPage() {
   const { t } = useI18n()
+  const [interaction] = useState(recallInteraction)
   const [params] = useSearchParams()
   const status = params.get('status')?.toLowerCase()
   const email = params.get('email')
@@ -65,6 +72,7 @@ export function AccountStatusPage() {
               <dd>{t('accountStatus.hours')}</dd>
             </dl>
           </section>
+          {interaction ? <ReturnToAppButton uid={interaction.uid} app={interaction.app} variant="primary" className="w-full" /> : null}
           <div className="flex flex-col gap-2 sm:flex-row">
             <Link to={paths.login} className={buttonClass('primary', 'md', 'flex-1')}>
               {t('common.backToLogin')}

@@ -1,6 +1,7 @@
-import { lazy, Suspense, useEffect, useState } from 'react'
+import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react'
 import type { MfaRequired } from '~shared/schemas/two-factor'
 import { Link, Navigate, useLocation, useNavigate } from 'react-router'
+import { PageSpinner } from '~web/components/ui/spinner'
 import { Alert } from '~web/components/ui/alert'
 import { Button, buttonClass } from '~web/components/ui/button'
 import { Field } from '~web/components/ui/field'
@@ -21,6 +22,8 @@ import { AuthCard } from './auth-card'
 const loginSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.loginSchema))
 // Only accounts with two-factor on need it: kept out of the sign-in page's first load.
 const SecondStepForm = lazy(() => import('./second-step-form').then((m) => ({ default: m.SecondStepForm })))
+// An app's sign-in request (Sign in with Accounts): its own chunk, never loaded by a plain sign-in.
+const AppSignIn = lazy(() => import('~web/features/oidc/components/app-sign-in').then((m) => ({ default: m.AppSignIn })))
 
 /** What the previous page may hand to the sign-in page. */
 export interface LoginLocationState {
@@ -31,6 +34,21 @@ export interface LoginLocationState {
 }
 
 export function LoginPage() {
+  const interaction = new URLSearchParams(useLocation().search).get('interaction')
+  if (!interaction) return <SignInForm />
+  return (
+    <Suspense fallback={<PageSpinner />}>
+      <AppSignIn key={interaction} uid={interaction} signInForm={(props) => <SignInForm {...props} />} />
+    </Suspense>
+  )
+}
+
+/**
+ * The sign-in form with everything it offers (password, the second step, passkeys). For an app's
+ * sign-in request it names the app, and `onSignedIn` takes over after any successful sign-in
+ * (and instead of the redirect of someone already signed in); `extra` goes under the form.
+ */
+export function SignInForm({ app, onSignedIn, extra }: { app?: string; onSignedIn?: () => void; extra?: ReactNode }) {
   const { t } = useI18n()
   const navigate = useNavigate()
   const location = useLocation()
@@ -43,6 +61,11 @@ export function LoginPage() {
   // Passkey controls only where the browser has WebAuthn: none at all elsewhere.
   const [passkeys] = useState(browserHasWebAuthn)
   const [passkeyBusy, setPasskeyBusy] = useState(false)
+
+  const signedIn = () => {
+    notify.success(t('login.success'))
+    onSignedIn?.()
+  }
 
   /** What a passkey sign-in that did not succeed tells the person (nothing when the page is gone). */
   const passkeyFailed = (error: unknown) => {
@@ -61,7 +84,7 @@ export function LoginPage() {
     void browserHasPasskeyAutofill().then((available) => {
       if (!available || !active) return
       signInWithPasskey({ autofill: true }).then(
-        () => notify.success(t('login.success')),
+        () => signedIn(),
         (error: unknown) => {
           if (active && !(error instanceof PasskeyCeremonyError)) passkeyFailed(error)
         },
@@ -77,14 +100,14 @@ export function LoginPage() {
 
   // Signed in (now or already): on to the page that was asked for. A blocked account's stale
   // session does not count, or its owner could never reach this form again.
-  if (current.authenticated && current.user?.status === 'ACTIVE') return <Navigate to={safeReturnPath(state.from) ?? paths.dashboard} replace />
+  if (!onSignedIn && current.authenticated && current.user?.status === 'ACTIVE') return <Navigate to={safeReturnPath(state.from) ?? paths.dashboard} replace />
 
   const onPasskey = async () => {
     setFailure(null)
     setPasskeyBusy(true)
     try {
       await signInWithPasskey()
-      notify.success(t('login.success'))
+      signedIn()
     } catch (error) {
       passkeyFailed(error)
     } finally {
@@ -97,7 +120,7 @@ export function LoginPage() {
     try {
       const result = await login(values)
       if ('mfaRequired' in result) return void setSecondStep({ ...result, email: values.email })
-      notify.success(t('login.success'))
+      signedIn()
     } catch (error) {
       const blocked = blockedStateOf(error)
       if (blocked) return void navigate(accountStatusPath(blocked, values.email))
@@ -109,7 +132,13 @@ export function LoginPage() {
   if (secondStep) {
     return (
       <Suspense fallback={null}>
-        <SecondStepForm mfaToken={secondStep.mfaToken} methods={secondStep.methods} email={secondStep.email} onRestart={() => setSecondStep(null)} />
+        <SecondStepForm
+          mfaToken={secondStep.mfaToken}
+          methods={secondStep.methods}
+          email={secondStep.email}
+          onRestart={() => setSecondStep(null)}
+          onSignedIn={onSignedIn}
+        />
       </Suspense>
     )
   }
@@ -117,7 +146,7 @@ export function LoginPage() {
   return (
     <AuthCard
       title={t('login.title')}
-      description={t('login.description')}
+      description={app ? t('login.forApp', { app }) : t('login.description')}
       footer={
         <p>
           {t('login.noAccount')}{' '}
@@ -165,6 +194,7 @@ export function LoginPage() {
           </Button>
         </div>
       ) : null}
+      {extra}
     </AuthCard>
   )
 }

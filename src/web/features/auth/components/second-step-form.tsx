@@ -22,7 +22,20 @@ const recoveryCodeSchema = lazySchema(() => import('~shared/schemas/two-factor')
  * app, or a recovery code instead. Once it passes, the session is the user's and the sign-in page
  * sends them on, as after a one-step sign-in.
  */
-export function SecondStepForm({ mfaToken, methods, email, onRestart }: { mfaToken: string; methods: SecondFactorMethod[]; email: string; onRestart: () => void }) {
+export function SecondStepForm({
+  mfaToken,
+  methods,
+  email,
+  onRestart,
+  onSignedIn,
+}: {
+  mfaToken: string
+  methods: SecondFactorMethod[]
+  email: string
+  onRestart: () => void
+  /** An app's sign-in request goes on from here (the sign-in page's `onSignedIn`). */
+  onSignedIn?: () => void
+}) {
   const { t } = useI18n()
   const [mode, setMode] = useState<'totp' | 'recovery'>(methods.includes('totp') ? 'totp' : 'recovery')
   const [failure, setFailure] = useState<TranslationKey | null>(null)
@@ -37,6 +50,7 @@ export function SecondStepForm({ mfaToken, methods, email, onRestart }: { mfaTok
     setFailure(null)
     await completeSignIn({ mfaToken, ...input })
     notify.success(t('login.success'))
+    onSignedIn?.()
   }
   const switchTo = (next: 'totp' | 'recovery') => {
     setFailure(null)

@@ -3,12 +3,14 @@ import { Link, useNavigate, useSearchParams } from 'react-router'
 import CircleCheck from 'lucide-react/icons/circle-check'
 import Mail from 'lucide-react/icons/mail'
 import { REDIRECT_AFTER_VERIFY_MS } from '~shared/constants'
+import { ReturnToAppButton } from '~web/components/return-to-app'
 import { Alert } from '~web/components/ui/alert'
 import { Button, buttonClass } from '~web/components/ui/button'
 import { Field } from '~web/components/ui/field'
 import { Input } from '~web/components/ui/input'
 import { Spinner } from '~web/components/ui/spinner'
 import { paths } from '~web/config/paths'
+import { recallInteraction } from '~web/lib/app-interaction'
 import { failureText, toastFailure } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
@@ -73,9 +75,13 @@ function VerifyWithToken({ token, email }: { token: string; email: string }) {
   return <VerifyInstructions email={email} error={result.message} />
 }
 
-/** Without a token: where the link went, and a way to get another one. */
+/**
+ * Without a token: where the link went, and a way to get another one; reached from an app's
+ * sign-in request, also the way back to that app.
+ */
 function VerifyInstructions({ email, error }: { email: string; error?: string }) {
   const { t, tm } = useI18n()
+  const [interaction] = useState(recallInteraction)
   const [sending, setSending] = useState(false)
   const [problem, setProblem] = useState<string | null>(null)
 
@@ -125,6 +131,7 @@ function VerifyInstructions({ email, error }: { email: string; error?: string })
       <Link to={paths.login} className={buttonClass('outline', 'md', 'w-full')}>
         {t('common.backToLogin')}
       </Link>
+      {interaction ? <ReturnToAppButton uid={interaction.uid} app={interaction.app} variant="link" className="w-full" /> : null}
     </AuthCard>
   )
 }

@@ -5,6 +5,7 @@ import { useSession } from '~web/lib/session'
 import { TwoFactorSection } from '~web/features/security/components/two-factor-section'
 import { SignedInDevices } from '~web/features/security/components/signed-in-devices'
 import { PasskeysSection } from '~web/features/security/components/passkeys-section'
+import { ConnectedAppsSection } from '~web/features/security/components/connected-apps-section'
 import { useProfile } from '../api/get-profile'
 import { ChangePasswordForm } from './change-password-form'
 import { ProfileForm } from './profile-form'
@@ -31,6 +32,7 @@ export function ProfilePage() {
             <TwoFactorSection email={user.email} />
             <PasskeysSection />
             <SignedInDevices />
+            <ConnectedAppsSection />
           </div>
         </TabPanel>
       </Tabs>
