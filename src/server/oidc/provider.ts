@@ -285,7 +285,7 @@ export function createProvider(options: ProviderOptions): Provider {
   if (options.onIssued || options.onFailure) {
     const issued = options.onIssued ?? (() => {})
     provider.on('grant.success', (ctx: KoaContextWithOIDC) => issued(String(ctx.oidc.params?.grant_type ?? 'token'), ctx.oidc.client?.clientId))
-    provider.on('authorization.success', (ctx: KoaContextWithOIDC) => issued('authorization_code', ctx.oidc.client?.clientId))
+    provider.on('authorization.success', (ctx: KoaContextWithOIDC) => issued('code', ctx.oidc.client?.clientId))
     const failed = options.onFailure ?? (() => {})
     provider.on('grant.error', (ctx: KoaContextWithOIDC, error: Error & { error?: string }) => failed('token', ctx.oidc?.client?.clientId, error.error ?? error.name))
     provider.on('authorization.error', (ctx: KoaContextWithOIDC, error: Error & { error?: string }) =>

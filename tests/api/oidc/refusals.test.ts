@@ -81,7 +81,11 @@ describe('authorization requests', () => {
     const browser = new TestBrowser(t)
     const first = await startAuthorization(config, application)
     await exchangeCode(config, await continueAsSignedIn(browser, await browser.follow(first.url.toString()), person), first)
-    await t.ctx.db.updateTable('oidc_applications').set({ allowed_roles: ['ADMIN'], updated_at: new Date() }).where('id', '=', application.id).execute()
+    await t.ctx.db
+      .updateTable('oidc_applications')
+      .set({ allowed_roles: ['ADMIN'], updated_at: new Date() })
+      .where('id', '=', application.id)
+      .execute()
     const again = await startAuthorization(config, application)
     const page = await browser.follow(again.url.toString())
     expect(page.pathname).toBe('/login')
