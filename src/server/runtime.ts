@@ -112,6 +112,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     const oidc = await OidcService.start({
       db: database.db,
       clock,
+      limiter,
       appUrl: config.appUrl,
       keySealer: new TokenSealer(keys.oidcKeySeal),
       accessTokenTtl: config.accessTokenTtl,

@@ -27,6 +27,8 @@ export async function mountProvider(app: FastifyInstance, service: OidcService, 
       const original = raw.url ?? '/'
       ;(raw as typeof raw & { originalUrl?: string }).originalUrl = original
       raw.url = original.slice(OIDC_PATH.length) || '/'
+      // The client address as the server's own trust-proxy setting found it (never a header the client chose).
+      raw.headers['x-forwarded-for'] = request.ip
       raw.headers['x-forwarded-host'] = host
       raw.headers['x-forwarded-proto'] = protocol.replace(':', '')
       for (const [name, value] of headers) reply.raw.setHeader(name, value)

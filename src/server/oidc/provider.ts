@@ -1,8 +1,12 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Kysely } from 'kysely'
-import Provider, { type Configuration, interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider'
+import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider'
 import type { Role } from '~shared/constants'
 import type { Clock } from '~server/clock'
 import type { Database } from '~server/db/types'
+import { HttpError } from '~server/http/errors'
+import type { RateLimiter } from '~server/rate-limit/rate-limiter'
+import { RULES } from '~server/rate-limit/rules'
 import { isUuid } from '~server/data/users'
 import { createAdapterClass, endLinkedProductSession } from './adapter'
 import { isFirstParty, roleAllowed, secretMatches } from './clients'
@@ -31,6 +35,8 @@ export interface ProviderOptions {
   db: Kysely<Database>
   /** The product's clock (sessions are timed by it); the engine's own expiries use the system's. */
   clock: Clock
+  /** The product's throttling (the token endpoint is throttled per client address and per application). */
+  limiter?: RateLimiter
   keys: ProviderKeys
   /** ACCESS_TOKEN_TTL, seconds. */
   accessTokenTtl: number
@@ -279,6 +285,7 @@ export function createProvider(options: ProviderOptions): Provider {
   }
   ;(provider as unknown as { deliverBackchannelLogout: typeof deliver }).deliverBackchannelLogout = deliver
 
+  if (options.limiter?.enabled) throttleTokenEndpoint(provider, options.limiter)
   provider.use(offlineAccessConsent)
   provider.use(linkProductSession(db))
 
@@ -296,6 +303,55 @@ export function createProvider(options: ProviderOptions): Provider {
     )
   }
   return provider
+}
+
+/** The token request being answered, for the per-application count made when its client is looked up. */
+const tokenRequest = new AsyncLocalStorage<{ ctx: { set(name: string, value: string): void }; counted: boolean }>()
+
+/**
+ * The token endpoint's throttling (contract section 9): every request counts against its client
+ * address and, once its client is looked up, against its application; a failed client
+ * authentication also counts as a failed sign-in from that address (`signInByIp`), and an address
+ * past that limit is refused before anything is checked. Refusals are 429 with Retry-After.
+ */
+function throttleTokenEndpoint(provider: Provider, limiter: RateLimiter): void {
+  const refuse = (ctx: { set(name: string, value: string): void }, error: unknown) => {
+    if (!(error instanceof HttpError) || error.statusCode !== 429) throw error
+    const retryAfter = error.extra.headers?.['Retry-After']
+    if (retryAfter) ctx.set('Retry-After', retryAfter)
+    const refusal = new errors.OIDCProviderError(429, 'too_many_requests')
+    refusal.error_description = 'Too many requests. Please wait a while and try again.'
+    return refusal
+  }
+  provider.use(async (ctx, next) => {
+    if (ctx.path !== '/token' || ctx.method !== 'POST') return next()
+    const ip = ctx.ip
+    try {
+      await limiter.check(RULES.signInByIp, ip)
+      await limiter.consume(RULES.oidcTokenByIp, ip)
+    } catch (error) {
+      const refusal = refuse(ctx, error)
+      ctx.status = 429
+      ctx.body = { error: refusal.message, error_description: refusal.error_description }
+      return
+    }
+    await tokenRequest.run({ ctx, counted: false }, next)
+    const body = ctx.body as { error?: string } | undefined
+    if (ctx.status === 401 && body?.error === 'invalid_client') await limiter.consume(RULES.signInByIp, ip).catch(() => {})
+  })
+  const find = provider.Client.find.bind(provider.Client)
+  ;(provider.Client as { find: typeof find }).find = async (id: string) => {
+    const request = tokenRequest.getStore()
+    if (request && !request.counted && typeof id === 'string' && id.length > 0 && id.length <= 100) {
+      request.counted = true
+      try {
+        await limiter.consume(RULES.oidcTokenByApp, id)
+      } catch (error) {
+        throw refuse(request.ctx, error)
+      }
+    }
+    return find(id)
+  }
 }
 
 /** Sends the delivery of a queued back-channel logout (the engine's own, signed with its keys). */

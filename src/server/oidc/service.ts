@@ -4,6 +4,7 @@ import type Provider from 'oidc-provider'
 import type { TokenSealer } from '~server/auth/sealed-token'
 import type { Clock } from '~server/clock'
 import type { Database } from '~server/db/types'
+import type { RateLimiter } from '~server/rate-limit/rate-limiter'
 import { loadProviderKeys, providerKeysVersion } from './keys'
 import { OIDC_PATH } from './paths'
 import type { WebPage } from './pages'
@@ -21,6 +22,7 @@ export const KEY_CHECK_MS = 30_000
 export interface OidcServiceOptions {
   db: Kysely<Database>
   clock: Clock
+  limiter?: RateLimiter
   appUrl: string
   keySealer: TokenSealer
   accessTokenTtl: number
@@ -81,6 +83,7 @@ export class OidcService {
       issuer: this.issuer,
       db: options.db,
       clock: options.clock,
+      ...(options.limiter ? { limiter: options.limiter } : {}),
       keys,
       accessTokenTtl: options.accessTokenTtl,
       sessionMaxAge: options.sessionMaxAge,

@@ -11,6 +11,8 @@ import type { RateLimitRule } from './rules'
 /** Where throttling counters live (`stores.ts`). `hit` counts one more event in the key's window, atomically. */
 export interface RateLimitStore {
   hit(key: string, windowSeconds: number, now: Date): Promise<{ count: number; resetAt: Date }>
+  /** The key's count in its current window, without counting (null: none). */
+  peek(key: string, now: Date): Promise<{ count: number; resetAt: Date } | null>
   /** Takes one event back (a sign-in that turned out to be the owner's). */
   undo(key: string): Promise<void>
   reset(key: string): Promise<void>
@@ -35,6 +37,14 @@ export class RateLimiter {
     const now = this.clock()
     const { count, resetAt } = await this.store.hit(keyOf(rule, identity), rule.windowSeconds, now)
     if (count > rule.max) throw tooManyRequests((resetAt.getTime() - now.getTime()) / 1000)
+  }
+
+  /** Throws a 429 when the rule's maximum is already reached, without counting anything. */
+  async check(rule: RateLimitRule, identity: string): Promise<void> {
+    if (!this.store) return
+    const now = this.clock()
+    const current = await this.store.peek(keyOf(rule, identity), now)
+    if (current && current.count >= rule.max) throw tooManyRequests((current.resetAt.getTime() - now.getTime()) / 1000)
   }
 
   async undo(rule: RateLimitRule, identity: string): Promise<void> {

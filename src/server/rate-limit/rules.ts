@@ -47,4 +47,11 @@ export const RULES = {
   passkeyOptionsByIp: rule('passkey-options-ip', 300, 15 * 60),
   /** Passkey registrations started by one signed-in user. */
   passkeyRegistrationByUser: rule('passkey-register-account', 20, 15 * 60),
+  /**
+   * Sign in with Accounts, the token endpoint: requests from one client address, and for one
+   * application (a busy reverse proxy refreshes for many people at once, hence the room). Failed
+   * client authentication also counts as a failed sign-in from that address (`signInByIp`).
+   */
+  oidcTokenByIp: rule('oidc-token-ip', 3000, 60),
+  oidcTokenByApp: rule('oidc-token-app', 6000, 60),
 } as const

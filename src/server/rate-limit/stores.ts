@@ -22,6 +22,11 @@ export class DatabaseRateLimitStore implements RateLimitStore {
     return { count: row.count, resetAt: row.reset_at }
   }
 
+  async peek(key: string, now: Date) {
+    const row = await this.db.selectFrom('rate_limits').select(['count', 'reset_at']).where('key', '=', key).where('reset_at', '>', now).executeTakeFirst()
+    return row ? { count: row.count, resetAt: row.reset_at } : null
+  }
+
   async undo(key: string) {
     await this.db
       .updateTable('rate_limits')
@@ -67,6 +72,18 @@ export class RedisRateLimitStore implements RateLimitStore {
   async hit(key: string, windowSeconds: number, now: Date) {
     const [count, ttl] = (await reachable(this.redis.eval(HIT_SCRIPT, 1, this.prefix + key, windowSeconds * 1000))) as [number, number]
     return { count, resetAt: new Date(now.getTime() + ttl) }
+  }
+
+  async peek(key: string, now: Date) {
+    const [count, ttl] = (await reachable(
+      this.redis
+        .multi()
+        .get(this.prefix + key)
+        .pttl(this.prefix + key)
+        .exec(),
+    )) as [[Error | null, string | null], [Error | null, number]]
+    if (!count[1] || ttl[1] <= 0) return null
+    return { count: Number(count[1]), resetAt: new Date(now.getTime() + ttl[1]) }
   }
 
   async undo(key: string) {

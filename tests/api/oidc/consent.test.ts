@@ -29,7 +29,12 @@ describe('consent, remembered and removed', () => {
     expect(details).toMatchObject({ prompt: 'consent', app: { name: 'Team Wiki', firstParty: false }, scopes: ['openid', 'profile', 'email', 'offline_access'] })
     const tokens = await exchangeCode(config, await continueAsSignedIn(browser, consentPage, person), first)
 
-    const entry = await t.ctx.db.selectFrom('activities').select(['activity', 'kind']).where('user_id', '=', person.id).where('activity', '=', 'Allowed Team Wiki').executeTakeFirst()
+    const entry = await t.ctx.db
+      .selectFrom('activities')
+      .select(['activity', 'kind'])
+      .where('user_id', '=', person.id)
+      .where('activity', '=', 'Allowed Team Wiki')
+      .executeTakeFirst()
     expect(entry).toEqual({ activity: 'Allowed Team Wiki', kind: 'applications' })
 
     // Remembered: the next sign-in to the app asks nothing, even with offline_access again.
