@@ -138,7 +138,8 @@ export class TestBrowser {
 
   async request(method: string, url: string, options: { token?: string; csrf?: string; body?: unknown; form?: Record<string, string> } = {}) {
     const target = new URL(url, this.test.config.appUrl)
-    const headers: Record<string, string> = { host: target.host }
+    // A browser's navigation asks for a page first.
+    const headers: Record<string, string> = { host: target.host, accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }
     const cookie = this.cookieHeader(target.pathname)
     if (cookie) headers.cookie = cookie
     if (options.token) headers.authorization = `Bearer ${options.token}`

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Kysely, Transaction } from 'kysely'
 import type { Adapter, AdapterPayload } from 'oidc-provider'
+import { recordActivity } from '~server/data/activities'
 import type { Database } from '~server/db/types'
 import { applicationClientMetadata } from './clients'
 
@@ -113,6 +114,27 @@ export function createAdapterClass(base: Db): new (model: string) => Adapter {
       return row.consumed_at ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : payload
     }
   }
+}
+
+/**
+ * The engine ended a provider session (an app's RP-initiated logout, confirmed by the person): the
+ * product session that signed it in ends with it (decision 0402). Called after the provider
+ * session's row is gone, so the trigger that follows the product session's end (migration 0014)
+ * finds no app to notify twice: the engine has queued their back-channel logouts already.
+ */
+export async function endLinkedProductSession(db: Db, uid: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const link = await trx.selectFrom('oidc_session_links').select(['session_id', 'user_id']).where('uid', '=', uid).executeTakeFirst()
+    if (!link) return
+    const now = new Date()
+    const ended = await trx
+      .updateTable('sessions')
+      .set({ revoked_at: now, revoked_reason: 'signed out from an app' })
+      .where('id', '=', link.session_id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst()
+    if (Number(ended.numUpdatedRows) > 0) await recordActivity(trx, { userId: link.user_id, kind: 'logged out', activity: 'Logged out', ip: null, at: now })
+  })
 }
 
 /** Whether a model's rows are the codes and tokens an app holds (what ending a session deletes). */

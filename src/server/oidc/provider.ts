@@ -4,7 +4,7 @@ import type { Role } from '~shared/constants'
 import type { Clock } from '~server/clock'
 import type { Database } from '~server/db/types'
 import { isUuid } from '~server/data/users'
-import { createAdapterClass } from './adapter'
+import { createAdapterClass, endLinkedProductSession } from './adapter'
 import { isFirstParty, roleAllowed, secretMatches } from './clients'
 import type { ProviderKeys } from './keys'
 import { renderProtocolError, sendPage, type WebPage } from './pages'
@@ -261,6 +261,13 @@ export function createProvider(options: ProviderOptions): Provider {
   provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, actual: string) {
     return secretMatches(this.clientSecret, actual)
   }
+  // A provider session the engine ends itself (RP-initiated logout) ends its product session too;
+  // the engine's other removals of a session row are renewals of its identifier, not ends.
+  const destroySession = provider.Session.prototype.destroy
+  provider.Session.prototype.destroy = async function destroyAndEndProductSession(this: InstanceType<typeof provider.Session>) {
+    await destroySession.call(this)
+    if (this.uid) await endLinkedProductSession(db, this.uid)
+  }
   // Every ID token names its provider session (`sid`), so any app can match a later logout to it.
   provider.Client.prototype.includeSid = function includeSid() {
     return true
@@ -278,7 +285,7 @@ export function createProvider(options: ProviderOptions): Provider {
   if (options.onIssued || options.onFailure) {
     const issued = options.onIssued ?? (() => {})
     provider.on('grant.success', (ctx: KoaContextWithOIDC) => issued(String(ctx.oidc.params?.grant_type ?? 'token'), ctx.oidc.client?.clientId))
-    provider.on('authorization.success', (ctx: KoaContextWithOIDC) => issued('authorization_code', ctx.oidc.client?.clientId))
+    provider.on('authorization.success', (ctx: KoaContextWithOIDC) => issued('code', ctx.oidc.client?.clientId))
     const failed = options.onFailure ?? (() => {})
     provider.on('grant.error', (ctx: KoaContextWithOIDC, error: Error & { error?: string }) => failed('token', ctx.oidc?.client?.clientId, error.error ?? error.name))
     provider.on('authorization.error', (ctx: KoaContextWithOIDC, error: Error & { error?: string }) =>

@@ -91,9 +91,10 @@ export async function finishAppSignIn(ctx: AppContext, raw: RawExchange, uid: st
   const signedInAt = session.created_at.getTime()
   const why = reasons(interaction)
   if (interaction.prompt.name === 'login') {
-    const stale =
-      (why.includes('login_prompt') && signedInAt < interaction.iat * 1000) ||
-      (why.includes('max_age') && Date.now() - signedInAt > Number(interaction.params.max_age) * 1000)
+    // The session's age by the product's clock; the request's by the engine's (the system's).
+    const sessionAge = ctx.clock().getTime() - signedInAt
+    const requestAge = Date.now() - interaction.iat * 1000
+    const stale = (why.includes('login_prompt') && sessionAge > requestAge + 1000) || (why.includes('max_age') && sessionAge > Number(interaction.params.max_age) * 1000)
     if (stale) throw conflict(`Sign in again to continue to ${appName}`, 'FRESH_SIGN_IN_REQUIRED')
   }
   const result = {

@@ -146,6 +146,15 @@ describe('Sign in with Accounts: the code flow', () => {
     expect(grants).toHaveLength(1)
   })
 
+  it('counts tokens issued and failures by application in /metrics', async () => {
+    const { application, config } = await signInThroughApp()
+    await protocolError(client.refreshTokenGrant(config, 'not-a-refresh-token'))
+    const metrics = (await test.request('GET', '/metrics')).body
+    expect(metrics).toContain(`accounts_oidc_issued_total{application="${application.id}",kind="code"} 1`)
+    expect(metrics).toContain(`accounts_oidc_issued_total{application="${application.id}",kind="authorization_code"} 1`)
+    expect(metrics).toMatch(new RegExp(`accounts_oidc_failures_total\\{application="${application.id}",endpoint="token",error="invalid_grant"\\} 1`))
+  })
+
   it('passes the ID token’s nonce, and its claims can be read without UserInfo', async () => {
     const { tokens, started } = await signInThroughApp({ scope: 'openid roles' })
     const raw = decodeJwt(tokens.id_token!)
