@@ -45,7 +45,9 @@ function sessionOf(request, response, create = true) {
 
 const escape = (value) => String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 const page = (response, body, status = 200) =>
-  response.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><title>Sample app</title><body>${body}</body></html>`)
+  response
+    .writeHead(status, { 'Content-Type': 'text/html; charset=utf-8' })
+    .end(`<!doctype html><html lang="en"><meta charset="utf-8"><link rel="icon" href="data:,"><title>Sample app</title><body>${body}</body></html>`)
 const redirect = (response, location) => response.writeHead(303, { Location: String(location) }).end()
 
 async function home(request, response) {
