@@ -14,6 +14,7 @@ import { appCode, turnOnTwoFactor } from './support/two-factor'
  */
 const e2e = browserTests()
 let sample: SampleApp | undefined
+let clientId = ''
 
 afterAll(async () => {
   await sample?.stop()
@@ -77,6 +78,7 @@ describe('Sign in with Accounts', () => {
     await shown.getByText('Copy the client secret now: it will not be shown again. If it is lost, replace it.').waitFor()
     const id = await shown.getByRole('textbox', { name: 'Client ID' }).inputValue()
     expect(id).toMatch(/^app_[\w-]{22}$/)
+    clientId = id
     await shown.getByRole('button', { name: 'Copy Client secret' }).click()
     // The toast sits outside the dialog, which hides the rest of the page from assistive technology while open.
     await admin.page.getByText('Client secret copied').waitFor()
@@ -147,5 +149,30 @@ describe('Sign in with Accounts', () => {
     await page.goto(`${running().url}/`)
     await page.getByText('You are signed out: your access ended.').waitFor()
     expect(running().output()).toMatch(new RegExp(`Access of ${account.email.replace(/[.+]/g, '\\$&')} ended \\(invalid_grant\\): signed out here`))
+  })
+
+  test('signed out at the product’s own sign-out address (no way back to the app): "You have signed out", and the app hears it by back-channel logout', async () => {
+    running()
+    const account = await e2e.accounts.create({ name: 'Alan Turing' })
+    const app = await e2e.open()
+    const { page } = app
+    await startSignIn(page)
+    await signInThroughPage(page, account)
+    await allowAndLand(page, 'Alan Turing')
+    const sid = await claim(page, 'sid')
+
+    await page.goto(`${e2e.server.url}/oidc/session/end?client_id=${clientId}`)
+    await page.getByRole('heading', { level: 1, name: `Sign out of ${APP}?` }).waitFor()
+    // The whole provider session ends (and the product session it came from: the web app's stored
+    // session is refused, the 401s are part of the story), so the page names no app.
+    app.expectFailedRequests(401)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { level: 1, name: 'You have signed out' }).waitFor()
+    await page.getByText('You have signed out of Accounts in this browser.').waitFor()
+    expect(await page.getByRole('link', { name: 'Sign in again' }).getAttribute('href')).toBe('/login')
+
+    await running().printed(new RegExp(`Back-channel logout for sid ${sid} \\(sub [\\w-]+\\): 1 session\\(s\\) ended`), 20_000)
+    await page.goto(`${running().url}/`)
+    await page.getByText('You are signed out.').waitFor()
   })
 })
