@@ -81,93 +81,98 @@ describe('the sample app of the docs', () => {
     }
   })
 
-  it('signs a person in through the product and shows their claims; a suspension reaches it by back-channel logout', async () => {
-    const dataDir = tempDataDir()
-    dirs.push(dataDir)
-    const port = await freePort()
-    server = await startServer({ DATA_DIR: dataDir, APP_URL: `http://127.0.0.1:${port}`, PORT: String(port), ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password })
-    const running = server
+  it.each(['confidential', 'public'] as const)(
+    '%s: signs a person in through the product and shows their claims; a suspension reaches it by back-channel logout',
+    async (type) => {
+      const dataDir = tempDataDir()
+      dirs.push(dataDir)
+      const port = await freePort()
+      server = await startServer({ DATA_DIR: dataDir, APP_URL: `http://127.0.0.1:${port}`, PORT: String(port), ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password })
+      const running = server
 
-    // A person with a verified address (the link the server prints in development).
-    const registered = await call(running, 'POST', '/api/auth/register', { ...PERSON, confirmPassword: PERSON.password })
-    expect(registered.status).toBe(201)
-    await waitFor(() => /verify-email\?token=([\w-]+)/.test(running.output()))
-    const token = /verify-email\?token=([\w-]+)/.exec(running.output())![1]
-    expect((await call(running, 'GET', `/api/auth/verify-email/${token}`)).status).toBe(200)
+      // A person with a verified address (the link the server prints in development).
+      const registered = await call(running, 'POST', '/api/auth/register', { ...PERSON, confirmPassword: PERSON.password })
+      expect(registered.status).toBe(201)
+      await waitFor(() => /verify-email\?token=([\w-]+)/.test(running.output()))
+      const token = /verify-email\?token=([\w-]+)/.exec(running.output())![1]
+      expect((await call(running, 'GET', `/api/auth/verify-email/${token}`)).status).toBe(200)
 
-    // The administrator registers the sample app, on the port it will listen on.
-    const admin = (await call(running, 'POST', '/api/auth/login', ADMIN)).body.data as { accessToken: string; csrfToken: string }
-    const adminJar = new CookieJar()
-    const appPort = await samplePort()
-    const base = `http://localhost:${appPort}`
-    const created = await adminJar.request('POST', `${running.url}/api/admin/applications`, {
-      token: admin.accessToken,
-      csrf: admin.csrfToken,
-      body: {
-        name: 'Sample App',
-        type: 'confidential',
-        redirectUris: [`${base}/callback`],
-        postLogoutRedirectUris: [`${base}/`],
-        backchannelLogoutUri: `${base}/backchannel-logout`,
-      },
-    })
-    expect(created.status).toBe(201)
-    const { application, clientSecret } = ((await created.json()) as { data: { application: { id: string }; clientSecret: string } }).data
-
-    sample = await startSampleApp({ ISSUER: `${running.url}/oidc`, CLIENT_ID: application.id, CLIENT_SECRET: clientSecret, PORT: appPort })
-    expect(sample.output()).toContain(`Discovered ${running.url}/oidc as ${application.id} (confidential app)`)
-
-    // The person's browser: the sample app's link leads to the product's sign-in page.
-    const browser = new CookieJar()
-    const signedOut = await browser.request('GET', `${base}/`)
-    expect(await signedOut.text()).toContain('<a href="/login">Sign in with Accounts</a>')
-    const atLogin = await browser.walk(running, `${base}/login`)
-    expect(atLogin.url.origin + atLogin.url.pathname).toBe(`${running.url}/login`)
-    const authorize = new URL(sample.output().match(/Sending the browser to (\S+)/)![1]!)
-    expect(authorize.href).toBe(`${running.url}/oidc/auth`)
-
-    // What the sign-in page and the consent page do, as calls.
-    const person = (await call(running, 'POST', '/api/auth/login', { email: PERSON.email, password: PERSON.password })).body.data as {
-      accessToken: string
-      csrfToken: string
-    }
-    let at = atLogin.url
-    let landed: { url: URL; response: Response } | undefined
-    for (let i = 0; i < 3 && !landed; i++) {
-      const step = at.pathname === '/login' ? 'login' : 'consent'
-      const answer = await browser.request('POST', `${running.url}/api/oidc/interactions/${at.searchParams.get('interaction')}/${step}`, {
-        token: person.accessToken,
-        csrf: person.csrfToken,
-        body: {},
+      // The administrator registers the sample app, on the port it will listen on.
+      const admin = (await call(running, 'POST', '/api/auth/login', ADMIN)).body.data as { accessToken: string; csrfToken: string }
+      const adminJar = new CookieJar()
+      const appPort = await samplePort()
+      const base = `http://localhost:${appPort}`
+      const created = await adminJar.request('POST', `${running.url}/api/admin/applications`, {
+        token: admin.accessToken,
+        csrf: admin.csrfToken,
+        body: {
+          name: 'Sample App',
+          type,
+          redirectUris: [`${base}/callback`],
+          postLogoutRedirectUris: [`${base}/`],
+          backchannelLogoutUri: `${base}/backchannel-logout`,
+        },
       })
-      expect(answer.status, `${step} step`).toBe(200)
-      const next = await browser.walk(running, new URL(((await answer.json()) as { data: { redirectTo: string } }).data.redirectTo, running.url))
-      if (next.url.origin === running.url) at = next.url
-      else landed = next
-    }
-    expect(landed!.url.href).toBe(`${base}/`)
-    const home = await landed!.response.text()
-    expect(home).toContain('Signed in as Grace Hopper')
-    expect(home).toContain(`<th>email</th><td><code>&#34;${PERSON.email}&#34;</code></td>`)
-    expect(home).toContain('<th>roles</th><td><code>[&#34;CLIENT&#34;]</code></td>')
-    expect(home).toContain('<th>amr</th><td><code>[&#34;pwd&#34;]</code></td>')
-    expect(sample.output()).toMatch(new RegExp(`Signed in: ${PERSON.email} \\(sub [\\w-]+, amr pwd, sid [\\w-]+\\)`))
+      expect(created.status).toBe(201)
+      const { application, clientSecret } = ((await created.json()) as { data: { application: { id: string }; clientSecret?: string } }).data
+      expect(Boolean(clientSecret)).toBe(type === 'confidential')
 
-    // The administrator suspends the person: the product tells the app, which ends that session.
-    const found = await call(running, 'GET', `/api/admin/users?search=${encodeURIComponent(PERSON.email)}`, undefined, admin.accessToken)
-    const userId = (found.body.data.users as { id: string; email: string }[]).find((user) => user.email === PERSON.email)!.id
-    const suspended = await adminJar.request('PUT', `${running.url}/api/admin/users/${userId}`, {
-      token: admin.accessToken,
-      csrf: admin.csrfToken,
-      body: { status: 'SUSPENDED' },
-    })
-    expect(suspended.status).toBe(200)
-    // Delivered from the server's queue (polled every 2 s); the app has not been visited since.
-    await sample.printed(/Back-channel logout for sid [\w-]+ \(sub [\w-]+\): 1 session\(s\) ended/, 20_000)
-    const after = await (await browser.request('GET', `${base}/`)).text()
-    expect(after).toContain('<p>You are signed out.</p>')
-    expect(after).not.toContain('access ended')
-  })
+      // A public app runs without CLIENT_SECRET: PKCE alone.
+      sample = await startSampleApp({ ISSUER: `${running.url}/oidc`, CLIENT_ID: application.id, ...(clientSecret ? { CLIENT_SECRET: clientSecret } : {}), PORT: appPort })
+      expect(sample.output()).toContain(`Discovered ${running.url}/oidc as ${application.id} (${type} app)`)
+
+      // The person's browser: the sample app's link leads to the product's sign-in page.
+      const browser = new CookieJar()
+      const signedOut = await browser.request('GET', `${base}/`)
+      expect(await signedOut.text()).toContain('<a href="/login">Sign in with Accounts</a>')
+      const atLogin = await browser.walk(running, `${base}/login`)
+      expect(atLogin.url.origin + atLogin.url.pathname).toBe(`${running.url}/login`)
+      const authorize = new URL(sample.output().match(/Sending the browser to (\S+)/)![1]!)
+      expect(authorize.href).toBe(`${running.url}/oidc/auth`)
+
+      // What the sign-in page and the consent page do, as calls.
+      const person = (await call(running, 'POST', '/api/auth/login', { email: PERSON.email, password: PERSON.password })).body.data as {
+        accessToken: string
+        csrfToken: string
+      }
+      let at = atLogin.url
+      let landed: { url: URL; response: Response } | undefined
+      for (let i = 0; i < 3 && !landed; i++) {
+        const step = at.pathname === '/login' ? 'login' : 'consent'
+        const answer = await browser.request('POST', `${running.url}/api/oidc/interactions/${at.searchParams.get('interaction')}/${step}`, {
+          token: person.accessToken,
+          csrf: person.csrfToken,
+          body: {},
+        })
+        expect(answer.status, `${step} step`).toBe(200)
+        const next = await browser.walk(running, new URL(((await answer.json()) as { data: { redirectTo: string } }).data.redirectTo, running.url))
+        if (next.url.origin === running.url) at = next.url
+        else landed = next
+      }
+      expect(landed!.url.href).toBe(`${base}/`)
+      const home = await landed!.response.text()
+      expect(home).toContain('Signed in as Grace Hopper')
+      expect(home).toContain(`<th>email</th><td><code>&#34;${PERSON.email}&#34;</code></td>`)
+      expect(home).toContain('<th>roles</th><td><code>[&#34;CLIENT&#34;]</code></td>')
+      expect(home).toContain('<th>amr</th><td><code>[&#34;pwd&#34;]</code></td>')
+      expect(sample.output()).toMatch(new RegExp(`Signed in: ${PERSON.email} \\(sub [\\w-]+, amr pwd, sid [\\w-]+\\)`))
+
+      // The administrator suspends the person: the product tells the app, which ends that session.
+      const found = await call(running, 'GET', `/api/admin/users?search=${encodeURIComponent(PERSON.email)}`, undefined, admin.accessToken)
+      const userId = (found.body.data.users as { id: string; email: string }[]).find((user) => user.email === PERSON.email)!.id
+      const suspended = await adminJar.request('PUT', `${running.url}/api/admin/users/${userId}`, {
+        token: admin.accessToken,
+        csrf: admin.csrfToken,
+        body: { status: 'SUSPENDED' },
+      })
+      expect(suspended.status).toBe(200)
+      // Delivered from the server's queue (polled every 2 s); the app has not been visited since.
+      await sample.printed(/Back-channel logout for sid [\w-]+ \(sub [\w-]+\): 1 session\(s\) ended/, 20_000)
+      const after = await (await browser.request('GET', `${base}/`)).text()
+      expect(after).toContain('<p>You are signed out.</p>')
+      expect(after).not.toContain('access ended')
+    },
+  )
 })
 
 async function waitFor(condition: () => boolean, ms = 10_000): Promise<void> {
