@@ -30,7 +30,7 @@ const config = await oidc.discovery(new URL(ISSUER), CLIENT_ID, CLIENT_SECRET, C
 const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri))
 console.log(`Discovered ${config.serverMetadata().issuer} as ${CLIENT_ID} (${CLIENT_SECRET ? 'confidential' : 'public'} app)`)
 
-/** Browser sessions by cookie: { pending: { verifier, state, nonce } } while signing in, then { claims, tokens, sid }. */
+/** Browser sessions by cookie: { pending: { verifier, state, nonce } } while signing in, then { claims, tokens, idToken, sid }. */
 const sessions = new Map()
 
 function sessionOf(request, response, create = true) {
@@ -60,6 +60,7 @@ async function home(request, response) {
     try {
       // The access token expired (or was revoked): a refresh token, rotated on every use, gets a new one.
       session.tokens = await oidc.refreshTokenGrant(config, session.tokens.refresh_token)
+      session.idToken = session.tokens.id_token ?? session.idToken
       session.userinfo = await oidc.fetchUserInfo(config, session.tokens.access_token, session.claims.sub)
       console.log(`Refreshed the tokens of ${session.claims.email}`)
     } catch (error) {
@@ -105,7 +106,7 @@ async function callback(request, response) {
       expectedState: pending.state,
       expectedNonce: pending.nonce,
     })
-    Object.assign(session, { tokens, claims: tokens.claims(), sid: tokens.claims().sid })
+    Object.assign(session, { tokens, idToken: tokens.id_token, claims: tokens.claims(), sid: tokens.claims().sid })
     console.log(`Signed in: ${session.claims.email} (sub ${session.claims.sub}, amr ${session.claims.amr?.join('+')}, sid ${session.sid})`)
     redirect(response, '/')
   } catch (error) {
@@ -119,7 +120,7 @@ function logout(request, response) {
   sessions.delete(id)
   if (!session.tokens) return redirect(response, '/')
   console.log(`Signing ${session.claims.email} out, here and at the provider`)
-  redirect(response, oidc.buildEndSessionUrl(config, { id_token_hint: session.tokens.id_token, post_logout_redirect_uri: `${BASE}/` }))
+  redirect(response, oidc.buildEndSessionUrl(config, { id_token_hint: session.idToken, post_logout_redirect_uri: `${BASE}/` }))
 }
 
 async function backchannelLogout(request, response) {
