@@ -34,7 +34,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/server/**', 'tests/**', 'bench/**', 'scripts/**', '*.config.{ts,js}'],
+    files: ['src/server/**', 'tests/**', 'bench/**', 'scripts/**', 'docs/**', '*.config.{ts,js}'],
     languageOptions: { globals: globals.node },
   },
   {

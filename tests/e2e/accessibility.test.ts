@@ -416,6 +416,31 @@ const SCREENS: Screen[] = [
       await h1(page, 'This sign-in link does not work')
     },
   },
+  {
+    // An app's sign-out (RP-initiated logout): the server answers it with the web app, the form's action and the app in the page.
+    name: 'oidc-logout-confirm',
+    who: 'visitor',
+    async open(page) {
+      const index = await (await page.request.get('/login')).text()
+      const metas =
+        '<meta name="oidc-logout-action" content="/oidc/session/end/confirm"><meta name="oidc-logout-xsrf" content="x"><meta name="oidc-app-name" content="Team Wiki">'
+      await page.route('**/oidc/session/end?**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: index.replace('<head>', `<head>${metas}`) }))
+      await page.goto('/oidc/session/end?client_id=team-wiki')
+      await h1(page, 'Sign out of Team Wiki?')
+    },
+  },
+  {
+    name: 'oidc-signed-out',
+    who: 'visitor',
+    async open(page) {
+      const index = await (await page.request.get('/login')).text()
+      await page.route('**/oidc/session/end/success?**', (route) =>
+        route.fulfill({ status: 200, contentType: 'text/html', body: index.replace('<head>', '<head><meta name="oidc-signed-out" content="Team Wiki">') }),
+      )
+      await page.goto('/oidc/session/end/success?state=x')
+      await h1(page, 'You have signed out')
+    },
+  },
 
   // Signed in as an administrator.
   at('admin', 'dashboard', '/dashboard', /^Welcome back, /),

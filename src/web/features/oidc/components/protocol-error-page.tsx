@@ -7,6 +7,7 @@ import { APP_NAME } from '~web/config/app'
 import { paths } from '~web/config/paths'
 import { loadAppTexts, useI18n } from '~web/lib/i18n'
 import { InteractionCard } from './interaction-card'
+import { LogoutConfirmPage, logoutView, SignedOutPage } from './logout-pages'
 
 /** The protocol error the server put in the page it answered with (`<meta name="oidc-error">`), if any. */
 function protocolError(): string {
@@ -18,17 +19,21 @@ function protocolError(): string {
  * What the person sees when an app's sign-in link cannot go back to the app (an unknown
  * application, a redirect address it is not registered for): the server answers such a request
  * at its /oidc address with this app, naming the error in the page. No redirect anywhere: the
- * address the app gave cannot be trusted.
+ * address the app gave cannot be trusted. The same address answers an app's sign-out: its
+ * confirmation, then "You have signed out" (logout-pages.tsx).
  */
 export function ProtocolErrorPage() {
   const { t } = useI18n()
   const [ready, setReady] = useState(false)
   const [code] = useState(protocolError)
+  const [logout] = useState(logoutView)
 
   useEffect(() => {
     void loadAppTexts().finally(() => setReady(true))
   }, [])
   if (!ready) return <PageSpinner />
+  if (logout?.kind === 'confirm') return <LogoutConfirmPage view={logout} />
+  if (logout?.kind === 'signedOut') return <SignedOutPage view={logout} />
 
   const text =
     code === 'invalid_redirect_uri'
