@@ -45,10 +45,18 @@ async function insertSigningKeys(trx: Db, sealer: TokenSealer, now: Date): Promi
  * The keys, made on first use. The table is locked while it is checked, so two instances starting
  * together make one set.
  */
-export async function loadProviderKeys(db: Db, sealer: TokenSealer, now: Date): Promise<ProviderKeys> {
+export async function loadProviderKeys(db: Db, sealer: TokenSealer, now: Date, onUnreadable: (count: number) => void = () => {}): Promise<ProviderKeys> {
   await db.transaction().execute(async (trx) => {
     await sql`LOCK TABLE oidc_keys IN SHARE ROW EXCLUSIVE MODE`.execute(trx)
     await trx.deleteFrom('oidc_keys').where('retire_after', '<', now).execute()
+    // Keys sealed under another AUTH_SECRET can never be used again (AUTH_SECRET was replaced):
+    // they are dropped and a new set is made, as on a first start.
+    const sealed = await trx.selectFrom('oidc_keys').select(['kid', 'sealed']).execute()
+    const unreadable = sealed.filter((row) => sealer.open(row.sealed) === null).map((row) => row.kid)
+    if (unreadable.length > 0) {
+      await trx.deleteFrom('oidc_keys').where('kid', 'in', unreadable).execute()
+      onUnreadable(unreadable.length)
+    }
     const existing = await trx.selectFrom('oidc_keys').select(['use']).where('retire_after', 'is', null).execute()
     if (!existing.some((key) => key.use === 'sig')) await insertSigningKeys(trx, sealer, now)
     if (!existing.some((key) => key.use === 'cookie')) {
@@ -62,7 +70,7 @@ export async function loadProviderKeys(db: Db, sealer: TokenSealer, now: Date): 
   return readProviderKeys(db, sealer, now)
 }
 
-/** What `oidc_keys` holds now, opened; keys this server cannot open (another AUTH_SECRET) are an error. */
+/** What `oidc_keys` holds now, opened; a key this server cannot open (another AUTH_SECRET) is an error here (`loadProviderKeys` drops them). */
 export async function readProviderKeys(db: Db, sealer: TokenSealer, now: Date): Promise<ProviderKeys> {
   const rows = await db
     .selectFrom('oidc_keys')

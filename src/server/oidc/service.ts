@@ -32,6 +32,8 @@ export interface OidcServiceOptions {
   /** Wakes the back-channel logout sender after a logout was queued. */
   onLogoutQueued?: () => void
   metrics?: Pick<ProviderOptions, 'onIssued' | 'onFailure'>
+  /** Told when keys sealed under another AUTH_SECRET were dropped and replaced. */
+  onKeysReplaced?: (count: number) => void
 }
 
 export class OidcService {
@@ -78,7 +80,7 @@ export class OidcService {
 
   private async reload(): Promise<void> {
     const { options } = this
-    const keys = await loadProviderKeys(options.db, options.keySealer, new Date())
+    const keys = await loadProviderKeys(options.db, options.keySealer, new Date(), options.onKeysReplaced)
     const provider = createProvider({
       issuer: this.issuer,
       db: options.db,

@@ -49,6 +49,18 @@ describe('key rotation', () => {
     for (const row of rows) expect(row.sealed.toString('utf8')).not.toContain('"d"')
   })
 
+  it('replaces keys sealed under another AUTH_SECRET (the secret was changed) instead of refusing to start', async () => {
+    const other = new TokenSealer(crypto.randomBytes(32))
+    await t.ctx.db
+      .insertInto('oidc_keys')
+      .values({ kid: 'sealed-elsewhere', use: 'sig', alg: 'RS256', sealed: other.seal('{}'), created_at: new Date() })
+      .execute()
+    await t.ctx.oidc.checkKeys()
+    const kids = (await t.ctx.db.selectFrom('oidc_keys').select('kid').execute()).map((row) => row.kid)
+    expect(kids).not.toContain('sealed-elsewhere')
+    expect((await t.request('GET', '/oidc/jwks', { headers: { host: 'app.test' } })).statusCode).toBe(200)
+  })
+
   it('signs with the new key after a rotation, and the old ID token still verifies', async () => {
     const before = await idToken()
     const oldKid = decodeProtectedHeader(before.token).kid
