@@ -152,15 +152,8 @@ async function* throughCursor<R>(db: Kysely<Database>, query: CompiledQuery<R>):
   let finished = false
   try {
     await sql`SET LOCAL statement_timeout = 0`.execute(trx)
-    let rows: R[] = []
-    for await (const result of trx.getExecutor().stream(query, EXPORT_BATCH)) {
-      rows.push(...(result.rows as R[]))
-      if (rows.length >= EXPORT_BATCH) {
-        yield rows
-        rows = []
-      }
-    }
-    if (rows.length > 0) yield rows
+    // Each fetch is one batch (EXPORT_BATCH rows, fewer at the end), handed on as it came.
+    for await (const result of trx.getExecutor().stream(query, EXPORT_BATCH)) yield result.rows as R[]
     finished = true
   } finally {
     // Nothing was written: committing or rolling back ends the snapshot alike.
