@@ -1,6 +1,8 @@
 import { parse } from 'csv-parse/sync'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { EXPORT_BATCH } from '~server/data/export-rows'
+import { EXPORT_BATCH, isoTime } from '~server/data/export-rows'
+import { exportUsersCsv } from '~server/use-cases/export-csv'
+import { userExportQuerySchema } from '~shared/schemas/lists'
 import { type SignedIn, useTestApp } from '../support/test-app'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 import { quickUser } from './helpers/users'
@@ -126,6 +128,36 @@ describe('CSV exports', () => {
             .reverse(),
         )
     }
+  })
+
+  it('stops reading when the download stops, records it, and leaves the database usable', async () => {
+    // More than three batches: on PostgreSQL the next batch is being read ahead when the reader stops.
+    const many = 3 * EXPORT_BATCH + 1
+    const cut = `cut${stamp}`
+    const now = t.clock.now()
+    const hash = (await t.ctx.db.selectFrom('users').select('password_hash').where('id', '=', admin.id).executeTakeFirstOrThrow()).password_hash
+    await t.ctx.db
+      .insertInto('users')
+      .values(Array.from({ length: many }, (_, i) => ({ name: 'Cut Person', email: `${i}.${cut}@example.com`, password_hash: hash, created_at: now, updated_at: now })))
+      .execute()
+    const file = exportUsersCsv(t.ctx, { actorId: admin.id, ip: '127.0.0.1' }, userExportQuerySchema.parse({ search: cut, sort: 'email', order: 'asc' }))
+    // The header, then two batches (the count takes in a batch once the next one is asked for).
+    expect((await file.body.next()).value).toContain('lastSignInAt')
+    for (let i = 0; i < 2; i++) expect(String((await file.body.next()).value).split('\r\n')).toHaveLength(EXPORT_BATCH + 1)
+    await file.body.return(undefined)
+    const entry = await t.ctx.db.selectFrom('activities').select('details').where('activity', '=', 'Exported users').orderBy('id', 'desc').executeTakeFirstOrThrow()
+    expect(entry.details).toBe(`filters: search ${cut}, sort email, order asc; rows: ${EXPORT_BATCH} (download interrupted)`)
+    // Every connection still answers, and a whole export still reads every row.
+    await Promise.all(Array.from({ length: 12 }, () => t.ctx.db.selectFrom('users').select('id').limit(1).execute()))
+    const [, ...data] = rows((await download(`/api/admin/users/export?search=${cut}&sort=email&order=asc`)).body)
+    expect(data).toHaveLength(many)
+  })
+
+  it('writes times as the API does, from the UTC text of the database', () => {
+    expect(isoTime('2026-11-24 08:05:03.123456')).toBe('2026-11-24T08:05:03.123Z')
+    expect(isoTime('2026-11-24 08:05:03.1')).toBe('2026-11-24T08:05:03.100Z')
+    expect(isoTime('2026-11-24 08:05:03.0199')).toBe('2026-11-24T08:05:03.019Z')
+    expect(isoTime('2026-11-24 08:05:03')).toBe('2026-11-24T08:05:03.000Z')
   })
 
   it('exports the activity log with its filters, newest first, with the users', async () => {

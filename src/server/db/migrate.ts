@@ -13,6 +13,7 @@ import * as passkeys from '~server/db/migrations/0011_passkeys'
 import * as adminListOrders from '~server/db/migrations/0012_admin_list_orders'
 import * as invitationsAndAudit from '~server/db/migrations/0013_invitations_and_audit'
 import * as signInWithAccounts from '~server/db/migrations/0014_sign_in_with_accounts'
+import * as emailOrderCovering from '~server/db/migrations/0015_email_order_covering'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0012_admin_list_orders': adminListOrders,
   '0013_invitations_and_audit': invitationsAndAudit,
   '0014_sign_in_with_accounts': signInWithAccounts,
+  '0015_email_order_covering': emailOrderCovering,
 }
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations }

@@ -1,7 +1,7 @@
 import type { ActivityExportQuery, UserExportQuery } from '~shared/schemas/lists'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
-import { type ActivityExportRow, exportActivities, exportUsers, type UserExportRow } from '~server/data/export-rows'
+import { type ActivityExportRow, exportActivities, exportUsers, isoTime, type UserExportRow } from '~server/data/export-rows'
 
 /**
  * The admin's CSV exports of the user list and of everyone's activity log (contract section 7):
@@ -51,43 +51,33 @@ export function csvLines(records: string[][]): string {
   return out
 }
 
+/**
+ * A cell of free text (a name, an e-mail, details): guarded, then quoted if need be. The other
+ * columns (ids, roles, statuses, booleans, times) can hold none of the characters either looks
+ * for, and are written as they are: one line per row, built without arrays (docs/decisions/0114).
+ */
+function text(value: string | null): string {
+  return value === null || value === '' ? '' : csvField(guardCell(value))
+}
+
 const day = (now: Date) => now.toISOString().slice(0, 10)
 
 export function exportUsersCsv(ctx: AppContext, actor: Actor, query: UserExportQuery): CsvExport {
   const now = ctx.clock()
-  const record = (u: UserExportRow) => [
-    u.id,
-    u.name,
-    u.email,
-    u.phone ?? '',
-    u.role,
-    u.status,
-    String(u.email_verified),
-    u.created_at,
-    u.updated_at,
-    u.last_sign_in_at ?? '',
-  ]
+  const line = (u: UserExportRow) =>
+    `${u.id},${text(u.name)},${text(u.email)},${text(u.phone)},${u.role},${u.status},${u.email_verified},${isoTime(u.created_at)},${isoTime(u.updated_at)},${u.last_sign_in_at === null ? '' : isoTime(u.last_sign_in_at)}\r\n`
   return {
     filename: `users-${day(now)}.csv`,
-    body: csvBody(ctx, actor, 'Exported users', describeFilters(query), USER_COLUMNS, exportUsers(ctx.db, ctx.dbKind, { ...query, now }), record),
+    body: csvBody(ctx, actor, 'Exported users', describeFilters(query), USER_COLUMNS, exportUsers(ctx.db, ctx.dbKind, { ...query, now }), line),
   }
 }
 
 export function exportActivitiesCsv(ctx: AppContext, actor: Actor, query: ActivityExportQuery): CsvExport {
-  const record = (a: ActivityExportRow) => [
-    a.id,
-    a.created_at,
-    a.activity,
-    a.details ?? '',
-    a.ip_address ?? '',
-    a.user_id ?? '',
-    a.user_name ?? '',
-    a.user_email ?? '',
-    a.user_role ?? '',
-  ]
+  const line = (a: ActivityExportRow) =>
+    `${a.id},${isoTime(a.created_at)},${text(a.activity)},${text(a.details)},${text(a.ip_address)},${a.user_id ?? ''},${text(a.user_name)},${text(a.user_email)},${a.user_role ?? ''}\r\n`
   return {
     filename: `activity-logs-${day(ctx.clock())}.csv`,
-    body: csvBody(ctx, actor, 'Exported activity logs', describeFilters(query), ACTIVITY_COLUMNS, exportActivities(ctx.db, ctx.dbKind, query), record),
+    body: csvBody(ctx, actor, 'Exported activity logs', describeFilters(query), ACTIVITY_COLUMNS, exportActivities(ctx.db, ctx.dbKind, query), line),
   }
 }
 
@@ -98,14 +88,16 @@ async function* csvBody<R>(
   filters: string,
   columns: readonly string[],
   batches: AsyncGenerator<R[]>,
-  record: (row: R) => string[],
+  line: (row: R) => string,
 ): AsyncGenerator<string> {
   let count = 0
   let complete = false
   try {
     yield BOM + csvLines([[...columns]])
     for await (const rows of batches) {
-      yield csvLines(rows.map((row) => record(row).map(guardCell)))
+      let lines = ''
+      for (const row of rows) lines += line(row)
+      yield lines
       count += rows.length
     }
     complete = true
