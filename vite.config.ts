@@ -22,6 +22,8 @@ export default defineConfig({
     proxy: {
       '/api': { target: `http://127.0.0.1:${process.env.API_PORT ?? 3000}`, changeOrigin: false },
       '/dev/outbox': { target: `http://127.0.0.1:${process.env.API_PORT ?? 3000}` },
+      // Sign in with Accounts: the provider answers at APP_URL/oidc, the Vite address in development.
+      '/oidc': { target: `http://127.0.0.1:${process.env.API_PORT ?? 3000}`, changeOrigin: false },
     },
   },
 })
