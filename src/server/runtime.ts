@@ -119,8 +119,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       sessionMaxAge: config.refreshTokenMaxAge,
       trustProxy: config.trustProxy.length > 0,
       onLogoutQueued: () => logoutSender.kick(),
-      onKeysReplaced: (count) =>
-        log.warn({ count }, 'OpenID Connect keys sealed under another AUTH_SECRET were replaced; ID tokens they signed no longer verify'),
+      onKeysReplaced: (count) => log.warn({ count }, 'OpenID Connect keys sealed under another AUTH_SECRET were replaced; ID tokens they signed no longer verify'),
       metrics: {
         onIssued: (kind, application) => metrics.countOidcIssued(kind, application),
         onFailure: (endpoint, application, error) => metrics.countOidcFailure(endpoint, application, error),
