@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Kysely, Transaction } from 'kysely'
 import type { Adapter, AdapterPayload } from 'oidc-provider'
 import type { Database } from '~server/db/types'
+import { runNamedStatement } from '~server/db/prepared'
 import { applicationClientMetadata } from './clients'
 
 /**
@@ -12,7 +13,11 @@ import { applicationClientMetadata } from './clients'
  * started. Clients are not stored here: they are the admins' applications (`oidc_applications`),
  * read by `applicationClientMetadata`.
  *
- * A grant's `last_used_at` is written whenever an access token is issued under it (Connected apps).
+ * A grant's `last_used_at` is written when an access token is issued under it (Connected apps), to
+ * the minute.
+ *
+ * The statements of the token endpoint and UserInfo look rows up by key, and run as named
+ * statements (src/server/db/prepared.ts, docs/decisions/0009).
  */
 type Db = Kysely<Database>
 
@@ -21,6 +26,9 @@ type Db = Kysely<Database>
  * activity entry are committed together): `providerTransaction.run(trx, () => grant.save())`.
  */
 export const providerTransaction = new AsyncLocalStorage<Transaction<Database>>()
+
+/** How old a grant's `last_used_at` may get before an access token issued under it writes it again. */
+export const LAST_USED_PRECISION_MS = 60_000
 
 const TOKEN_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode'])
 
@@ -48,7 +56,7 @@ export function createAdapterClass(base: Db): new (model: string) => Adapter {
         expires_at: expiresAt,
         consumed_at: null,
       }
-      await db()
+      const save = db()
         .insertInto('oidc_payloads')
         .values(row)
         .onConflict((oc) =>
@@ -62,31 +70,31 @@ export function createAdapterClass(base: Db): new (model: string) => Adapter {
             expires_at: row.expires_at,
           }),
         )
-        .execute()
       if (this.model === 'AccessToken' && row.grant_id) {
-        await db().updateTable('oidc_payloads').set({ last_used_at: now }).where('model', '=', 'Grant').where('id', '=', row.grant_id).execute()
+        // The token and its grant's last use in one statement; the last use to the minute (as a
+        // session's, decision 0310), so that a busy grant's row is not rewritten on every token.
+        const grantUsed = db()
+          .with('saved', () => save.returning('id'))
+          .updateTable('oidc_payloads')
+          .set({ last_used_at: now })
+          .where('model', '=', 'Grant')
+          .where('id', '=', row.grant_id)
+          .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', new Date(now.getTime() - LAST_USED_PRECISION_MS))]))
+        await runNamedStatement(db(), grantUsed.compile())
+        return
       }
+      await runNamedStatement(db(), save.compile())
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Client') return applicationClientMetadata(base, id)
-      const row = await db()
-        .selectFrom('oidc_payloads')
-        .select(['payload', 'consumed_at', 'expires_at'])
-        .where('model', '=', this.model)
-        .where('id', '=', id)
-        .executeTakeFirst()
-      return this.open(row)
+      const query = db().selectFrom('oidc_payloads').select(['payload', 'consumed_at', 'expires_at']).where('model', '=', this.model).where('id', '=', id)
+      return this.open((await runNamedStatement(db(), query.compile())).rows[0])
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      const row = await db()
-        .selectFrom('oidc_payloads')
-        .select(['payload', 'consumed_at', 'expires_at'])
-        .where('model', '=', this.model)
-        .where('uid', '=', uid)
-        .executeTakeFirst()
-      return this.open(row)
+      const query = db().selectFrom('oidc_payloads').select(['payload', 'consumed_at', 'expires_at']).where('model', '=', this.model).where('uid', '=', uid)
+      return this.open((await runNamedStatement(db(), query.compile())).rows[0])
     }
 
     async findByUserCode(): Promise<AdapterPayload | undefined> {
@@ -95,11 +103,11 @@ export function createAdapterClass(base: Db): new (model: string) => Adapter {
     }
 
     async consume(id: string): Promise<void> {
-      await db().updateTable('oidc_payloads').set({ consumed_at: new Date() }).where('model', '=', this.model).where('id', '=', id).execute()
+      await runNamedStatement(db(), db().updateTable('oidc_payloads').set({ consumed_at: new Date() }).where('model', '=', this.model).where('id', '=', id).compile())
     }
 
     async destroy(id: string): Promise<void> {
-      await db().deleteFrom('oidc_payloads').where('model', '=', this.model).where('id', '=', id).execute()
+      await runNamedStatement(db(), db().deleteFrom('oidc_payloads').where('model', '=', this.model).where('id', '=', id).compile())
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
