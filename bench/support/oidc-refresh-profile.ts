@@ -1,6 +1,6 @@
 /**
  * Development aid (`npx tsx bench/support/oidc-refresh-profile.ts [pglite|postgres]`): refresh
- * grants at the token endpoint at full speed for 20 s, the server under `--cpu-prof` (the profile
+ * grants at the token endpoint (with USERINFO=1: UserInfo reads) at full speed for 20 s, the server under `--cpu-prof` (the profile
  * in /tmp/oidc-prof), and the server's CPU time per grant. The set-up is bench/oidc.ts's: 64
  * people signed in to one confidential app, one chain of refresh tokens each.
  */
@@ -33,9 +33,12 @@ try {
   const { application, clientSecret } = ((await created.json()) as { data: { application: { id: string }; clientSecret: string } }).data
   const app = { id: application.id, secret: clientSecret, basic: `Basic ${Buffer.from(`${application.id}:${clientSecret}`).toString('base64')}` }
   const pool: string[] = []
+  const accessTokens: string[] = []
   for (let i = 0; i < 64; i++) {
     const person = { browser: new Browser(base), session: await signIn(base, `bench${i + 1}@example.com`, PASSWORD) }
-    pool.push((await exchange(base, app, await authorize(app, person))).refresh_token!)
+    const tokens = await exchange(base, app, await authorize(app, person))
+    pool.push(tokens.refresh_token!)
+    accessTokens.push(tokens.access_token)
   }
   const cpu = () => {
     const fields = fs.readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
@@ -45,25 +48,30 @@ try {
   const result = await new Promise<autocannon.Result>((resolve, reject) =>
     autocannon(
       {
-        url: `${base}/oidc/token`,
+        url: `${base}/oidc/${process.env.USERINFO ? 'me' : 'token'}`,
         connections: 32,
         duration: SECONDS,
         requests: [
-          {
-            method: 'POST',
-            headers: { authorization: app.basic, 'content-type': 'application/x-www-form-urlencoded' },
-            setupRequest: (request) => ({ ...request, body: refreshBody(pool.shift()!) }),
-            onResponse(status, body) {
-              if (status === 200) pool.push((JSON.parse(body) as Tokens).refresh_token!)
-            },
-          },
+          process.env.USERINFO
+            ? {
+                method: 'GET',
+                setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${accessTokens[Math.floor(Math.random() * accessTokens.length)]!}` } }),
+              }
+            : {
+                method: 'POST',
+                headers: { authorization: app.basic, 'content-type': 'application/x-www-form-urlencoded' },
+                setupRequest: (request) => ({ ...request, body: refreshBody(pool.shift()!) }),
+                onResponse(status, body) {
+                  if (status === 200) pool.push((JSON.parse(body) as Tokens).refresh_token!)
+                },
+              },
         ],
       },
       (error, done) => (error ? reject(error) : resolve(done)),
     ),
   )
   console.log(
-    `${engine}: ${(result['2xx'] / result.duration).toFixed(0)} grants/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, server CPU ${((cpu() - before) / result['2xx']).toFixed(2)} ms per grant`,
+    `${engine}: ${(result['2xx'] / result.duration).toFixed(0)} answers/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, server CPU ${((cpu() - before) / result['2xx']).toFixed(2)} ms per answer`,
   )
 } finally {
   await server.stop()
