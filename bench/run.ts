@@ -11,13 +11,14 @@
  *   two-factor  the second sign-in step's server CPU against a refresh; sign-in without two-factor against the hasher
  *   sessions  the signed-in devices list of an account with 100 sessions, and the new-sign-in notice's query
  *   passkeys  passkey sign-ins per second beside password sign-ins
+ *   oidc   Sign in with Accounts: refresh grants and code exchanges per second, UserInfo latency, on PGlite and PostgreSQL
  *
  * BENCH_DATABASE_URL names the PostgreSQL server (default: the local one).
  */
 import fs from 'node:fs'
 import path from 'node:path'
 
-const available = ['auth', 'lists', 'web', 'load', 'enumeration', 'peers', 'two-factor', 'passkeys', 'sessions'] as const
+const available = ['auth', 'lists', 'web', 'load', 'enumeration', 'peers', 'two-factor', 'passkeys', 'sessions', 'oidc'] as const
 type BenchName = (typeof available)[number]
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'))

@@ -2,6 +2,7 @@ import crypto from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { AdapterPayload } from 'oidc-provider'
 import type { Role } from '~shared/constants'
+import { runNamedStatement } from '~server/db/prepared'
 import type { Database } from '~server/db/types'
 
 /**
@@ -19,7 +20,8 @@ export const ALLOWED_ROLES_METADATA = 'accounts_allowed_roles'
 export const FIRST_PARTY_METADATA = 'accounts_first_party'
 
 export async function applicationClientMetadata(db: Db, id: string): Promise<AdapterPayload | undefined> {
-  const app = await db.selectFrom('oidc_applications').selectAll().where('id', '=', id).where('enabled', '=', true).executeTakeFirst()
+  const query = db.selectFrom('oidc_applications').selectAll().where('id', '=', id).where('enabled', '=', true)
+  const app = (await runNamedStatement(db, query.compile())).rows[0]
   if (!app) return undefined
   const confidential = app.type === 'confidential' && app.secret_hash !== null
   return {

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider'
 import type { Role } from '~shared/constants'
 import type { Clock } from '~server/clock'
+import { runNamedStatement } from '~server/db/prepared'
 import type { Database } from '~server/db/types'
 import { HttpError } from '~server/http/errors'
 import type { RateLimiter } from '~server/rate-limit/rate-limiter'
@@ -81,7 +82,8 @@ interface AccountRow {
 
 async function loadAccount(db: Kysely<Database>, now: Date, sub: string, sessionUid: string | undefined): Promise<AccountRow | undefined> {
   if (!isUuid(sub)) return undefined
-  return db
+  // By key, on every token issued and every UserInfo read: a named statement (src/server/db/prepared.ts).
+  const query = db
     .selectFrom('users as u')
     .select(['u.id', 'u.name', 'u.email', 'u.email_verified_at', 'u.phone', 'u.role', 'u.status', 'u.picture_id', 'u.updated_at'])
     .select((eb) =>
@@ -100,7 +102,7 @@ async function loadAccount(db: Kysely<Database>, now: Date, sub: string, session
         : eb.val<boolean | null>(null).as('session_live'),
     )
     .where('u.id', '=', sub)
-    .executeTakeFirst() as Promise<AccountRow | undefined>
+  return (await runNamedStatement(db, query.compile())).rows[0] as AccountRow | undefined
 }
 
 /** Whether the account may hold tokens of this app now. */

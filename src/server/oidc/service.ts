@@ -5,6 +5,7 @@ import type { TokenSealer } from '~server/auth/sealed-token'
 import type { Clock } from '~server/clock'
 import type { Database } from '~server/db/types'
 import type { RateLimiter } from '~server/rate-limit/rate-limiter'
+import { EngineRequest, engineRequest, finishEngineRequest } from './adapter'
 import { loadProviderKeys, providerKeysVersion } from './keys'
 import { OIDC_PATH } from './paths'
 import type { WebPage } from './pages'
@@ -100,7 +101,16 @@ export class OidcService {
       ...options.metrics,
     })
     this.current = provider
-    this.handler = provider.callback() as unknown as (req: IncomingMessage, res: ServerResponse) => Promise<void>
+    const handle = provider.callback() as unknown as (req: IncomingMessage, res: ServerResponse) => Promise<void>
+    // Each request with its own read-ahead and deferred writes (adapter.ts).
+    this.handler = async (req, res) => {
+      const request = new EngineRequest()
+      try {
+        await engineRequest.run(request, () => handle(req, res))
+      } finally {
+        await finishEngineRequest(options.db, request)
+      }
+    }
     this.version = keys.version
     this.lastCheck = Date.now()
   }

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose'
 import * as client from 'openid-client'
 import { describe, expect, it } from 'vitest'
+import { createAdapterClass } from '~server/oidc/adapter'
 import { useTestApp } from '../../support/test-app'
 import { continueAsSignedIn, exchangeCode, injectFetch, protocolError, registerApplication, relyingParty, startAuthorization, TestBrowser } from '../../support/oidc'
 
@@ -102,6 +103,24 @@ describe('Sign in with Accounts: the code flow', () => {
     // The whole grant is gone: the newer refresh token and the access tokens too.
     await expect(client.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' })
     await expect(client.fetchUserInfo(config, second.access_token, person.id)).rejects.toThrow()
+  })
+
+  it('uses a refresh token or a code once even when two requests race with it: the second consumption is refused and the grant revoked', async () => {
+    const { tokens, person } = await signInThroughApp()
+    const row = await test.ctx.db
+      .selectFrom('oidc_payloads')
+      .select(['id', 'grant_id'])
+      .where('model', '=', 'RefreshToken')
+      .where('account_id', '=', person.id)
+      .executeTakeFirstOrThrow()
+    const RefreshTokens = createAdapterClass(test.ctx.db)
+    const adapter = new RefreshTokens('RefreshToken')
+    // Both requests found the token unused; the first marks it consumed, the second cannot.
+    await adapter.consume(row.id)
+    await expect(adapter.consume(row.id)).rejects.toMatchObject({ error: 'invalid_grant' })
+    const left = await test.ctx.db.selectFrom('oidc_payloads').select('model').where('grant_id', '=', row.grant_id).execute()
+    expect(left).toEqual([])
+    expect(tokens.refresh_token).toBeTruthy()
   })
 
   it('answers introspection only to the app that holds the token, and revokes on request', async () => {

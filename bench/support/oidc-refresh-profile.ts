@@ -1,0 +1,79 @@
+/**
+ * Development aid (`npx tsx bench/support/oidc-refresh-profile.ts [pglite|postgres]`): refresh
+ * grants at the token endpoint (with USERINFO=1: UserInfo reads) at full speed for 20 s, the server under `--cpu-prof` (the profile
+ * in /tmp/oidc-prof), and the server's CPU time per grant. The set-up is bench/oidc.ts's: 64
+ * people signed in to one confidential app, one chain of refresh tokens each.
+ */
+import fs from 'node:fs'
+import { hash } from '@node-rs/argon2'
+import autocannon from 'autocannon'
+import { freePort } from '../../tests/support/server-process'
+import { authorize, Browser, type Engine, exchange, PASSWORD, prepareEngine, REDIRECT_URI, refreshBody, type Tokens } from '../oidc'
+import { signIn } from './accounts'
+import { startServer } from './server'
+
+const engine = (process.argv[2] ?? 'pglite') as Engine
+const SECONDS = Number(process.env.SECONDS ?? 20)
+const profile = process.env.PROFILE !== '0'
+const prepared = await prepareEngine(engine, await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 }))
+const port = await freePort()
+const base = `http://127.0.0.1:${port}`
+fs.rmSync('/tmp/oidc-prof', { recursive: true, force: true })
+const server = await startServer(
+  { ...prepared.env, PORT: String(port), APP_URL: base, RATE_LIMIT: 'off', LOG_LEVEL: 'warn' },
+  profile ? ['--cpu-prof', '--cpu-prof-dir=/tmp/oidc-prof'] : [],
+)
+try {
+  const admin = await signIn(base, 'bench0@example.com', PASSWORD)
+  const created = await fetch(`${base}/api/admin/applications`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin.accessToken}`, 'x-csrf-token': admin.csrfToken, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Bench Wiki', type: 'confidential', redirectUris: [REDIRECT_URI], firstParty: true }),
+  })
+  const { application, clientSecret } = ((await created.json()) as { data: { application: { id: string }; clientSecret: string } }).data
+  const app = { id: application.id, secret: clientSecret, basic: `Basic ${Buffer.from(`${application.id}:${clientSecret}`).toString('base64')}` }
+  const pool: string[] = []
+  const accessTokens: string[] = []
+  for (let i = 0; i < 64; i++) {
+    const person = { browser: new Browser(base), session: await signIn(base, `bench${i + 1}@example.com`, PASSWORD) }
+    const tokens = await exchange(base, app, await authorize(app, person))
+    pool.push(tokens.refresh_token!)
+    accessTokens.push(tokens.access_token)
+  }
+  const cpu = () => {
+    const fields = fs.readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  }
+  const before = cpu()
+  const result = await new Promise<autocannon.Result>((resolve, reject) =>
+    autocannon(
+      {
+        url: `${base}/oidc/${process.env.USERINFO ? 'me' : 'token'}`,
+        connections: 32,
+        duration: SECONDS,
+        requests: [
+          process.env.USERINFO
+            ? {
+                method: 'GET',
+                setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${accessTokens[Math.floor(Math.random() * accessTokens.length)]!}` } }),
+              }
+            : {
+                method: 'POST',
+                headers: { authorization: app.basic, 'content-type': 'application/x-www-form-urlencoded' },
+                setupRequest: (request) => ({ ...request, body: refreshBody(pool.shift()!) }),
+                onResponse(status, body) {
+                  if (status === 200) pool.push((JSON.parse(body) as Tokens).refresh_token!)
+                },
+              },
+        ],
+      },
+      (error, done) => (error ? reject(error) : resolve(done)),
+    ),
+  )
+  console.log(
+    `${engine}: ${(result['2xx'] / result.duration).toFixed(0)} answers/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, server CPU ${((cpu() - before) / result['2xx']).toFixed(2)} ms per answer`,
+  )
+} finally {
+  await server.stop()
+  await prepared.cleanup()
+}
