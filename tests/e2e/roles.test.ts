@@ -27,6 +27,7 @@ const PAGES: PageOfTheApp[] = [
   { path: '/admin', link: 'Admin Dashboard', heading: 'Admin Dashboard' },
   { path: '/admin/users', link: 'User Management', heading: /^User Management \(\d+\)$/ },
   { path: '/admin/activity-logs', link: 'Activity Logs', heading: 'Activity Logs' },
+  { path: '/admin/applications', link: 'Applications', heading: 'Applications' },
   { path: '/developer', link: 'Developer Dashboard', heading: 'Developer Dashboard' },
   { path: '/moderator', link: 'Moderator Dashboard', heading: 'Moderator Dashboard' },
 ]
@@ -48,7 +49,7 @@ const MENUS: Record<Role, { sections: string[]; items: string[]; badge: string; 
   },
   ADMIN: {
     sections: ['Main', 'Administration'],
-    items: ['Dashboard', 'Profile', 'My Activity', 'Settings', 'Admin Dashboard', 'User Management', 'Activity Logs'],
+    items: ['Dashboard', 'Profile', 'My Activity', 'Settings', 'Admin Dashboard', 'User Management', 'Activity Logs', 'Applications'],
     badge: 'Admin',
     adminAccess: 'Allowed',
   },

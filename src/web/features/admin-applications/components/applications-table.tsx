@@ -48,12 +48,14 @@ export function ApplicationsTable({ applications, onAction }: { applications: Ap
               <Cell label={t('applications.columns.status')}>
                 <Badge tone={application.enabled ? 'green' : 'gray'}>{application.enabled ? t('applications.enabled') : t('applications.disabled')}</Badge>
               </Cell>
-              <Cell label={t('applications.columns.redirectUris')}>
-                <span className="font-mono text-xs wrap-anywhere">{application.redirectUris[0]}</span>
+              {/* On a phone the address goes under its label, with the row's whole width. */}
+              <td className="block py-1 md:table-cell md:px-2 md:py-3">
+                <span className="block text-muted md:hidden">{t('applications.columns.redirectUris')}</span>
+                <span className="block min-w-0 font-mono text-xs wrap-anywhere">{application.redirectUris[0]}</span>
                 {application.redirectUris.length > 1 ? (
                   <span className="block text-xs text-muted">{t('applications.moreUris', { count: String(application.redirectUris.length - 1) })}</span>
                 ) : null}
-              </Cell>
+              </td>
               <Cell label={t('applications.columns.created')}>{formatDate(application.createdAt)}</Cell>
               <td className="absolute top-2 right-0 md:static md:table-cell md:px-2 md:py-3 md:text-right">
                 <RowActions application={application} onAction={onAction} />

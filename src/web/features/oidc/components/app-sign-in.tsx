@@ -87,7 +87,12 @@ export function AppSignIn({ uid, signInForm }: { uid: string; signInForm: (props
         else setView({ kind: 'form', details })
       },
       (error: unknown) => {
-        if (active) setView({ kind: codeOf(error) === 'INTERACTION_NOT_FOUND' ? 'expired' : 'failed' })
+        // The texts of these pages first: a refused request can answer before they have loaded.
+        void loadAppTexts()
+          .catch(() => undefined)
+          .then(() => {
+            if (active) setView({ kind: codeOf(error) === 'INTERACTION_NOT_FOUND' ? 'expired' : 'failed' })
+          })
       },
     )
     return () => {

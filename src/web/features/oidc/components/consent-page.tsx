@@ -46,7 +46,12 @@ export function ConsentPage() {
         setView(details.refusal === 'role' ? { kind: 'denied', details } : { kind: 'ask', details })
       },
       (error: unknown) => {
-        if (active) setView({ kind: codeOf(error) === 'INTERACTION_NOT_FOUND' ? 'expired' : 'failed' })
+        // The texts of these pages first: a refused request can answer before they have loaded.
+        void loadAppTexts()
+          .catch(() => undefined)
+          .then(() => {
+            if (active) setView({ kind: codeOf(error) === 'INTERACTION_NOT_FOUND' ? 'expired' : 'failed' })
+          })
       },
     )
     return () => {
