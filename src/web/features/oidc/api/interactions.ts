@@ -1,5 +1,6 @@
 import { api } from '~web/lib/api-client'
 import { interactionPath } from '~web/lib/app-interaction'
+import { loadAppTexts } from '~web/lib/i18n'
 
 /** The calls behind an app's sign-in request: what it asks for, and the person's answers. */
 
@@ -19,6 +20,16 @@ export interface InteractionDetails {
 export async function getInteractionDetails(uid: string): Promise<InteractionDetails> {
   const { data } = await api.get<InteractionDetails>(interactionPath(uid, 'details'), { retryOnUnauthorized: false })
   return data
+}
+
+/**
+ * The details together with the texts of the pages that show them: settled only once those texts
+ * have loaded, whether the details came or were refused (a 404 can answer first).
+ */
+export async function getInteractionWithTexts(uid: string): Promise<InteractionDetails> {
+  const [details] = await Promise.allSettled([getInteractionDetails(uid), loadAppTexts()])
+  if (details.status === 'rejected') throw details.reason
+  return details.value
 }
 
 /** POST …/login as the signed-in person: the address to go on to (consent, or back to the app). */

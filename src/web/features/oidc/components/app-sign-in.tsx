@@ -5,9 +5,8 @@ import { PageSpinner } from '~web/components/ui/spinner'
 import { accountStatusPath, verifyEmailPath } from '~web/config/paths'
 import { followToApp, rememberInteraction } from '~web/lib/app-interaction'
 import { blockedStateOf, codeOf, isApiError } from '~web/lib/failures'
-import { loadAppTexts } from '~web/lib/i18n'
 import { session, type SessionView } from '~web/lib/session'
-import { completeInteractionSignIn, getInteractionDetails, type InteractionDetails } from '../api/interactions'
+import { completeInteractionSignIn, getInteractionWithTexts, type InteractionDetails } from '../api/interactions'
 import { AccessDenied, InteractionExpired, InteractionFailed } from './interaction-states'
 
 type View =
@@ -75,8 +74,8 @@ export function AppSignIn({ uid, signInForm }: { uid: string; signInForm: (props
   // is known: someone already signed in is not asked again, unless the app wants a new sign-in.
   useEffect(() => {
     let active = true
-    Promise.all([getInteractionDetails(uid), loadAppTexts()]).then(
-      async ([details]) => {
+    getInteractionWithTexts(uid).then(
+      async (details) => {
         if (!active) return
         rememberInteraction({ uid, app: details.app.name })
         if (details.refusal === 'role') return setView({ kind: 'denied', details })
@@ -87,12 +86,7 @@ export function AppSignIn({ uid, signInForm }: { uid: string; signInForm: (props
         else setView({ kind: 'form', details })
       },
       (error: unknown) => {
-        // The texts of these pages first: a refused request can answer before they have loaded.
-        void loadAppTexts()
-          .catch(() => undefined)
-          .then(() => {
-            if (active) setView({ kind: codeOf(error) === 'INTERACTION_NOT_FOUND' ? 'expired' : 'failed' })
-          })
+        if (active) setView({ kind: codeOf(error) === 'INTERACTION_NOT_FOUND' ? 'expired' : 'failed' })
       },
     )
     return () => {

@@ -8,9 +8,9 @@ import { PageSpinner } from '~web/components/ui/spinner'
 import { paths } from '~web/config/paths'
 import { followToApp, rememberInteraction, returnToApp } from '~web/lib/app-interaction'
 import { codeOf, isApiError } from '~web/lib/failures'
-import { loadAppTexts, useI18n } from '~web/lib/i18n'
+import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
-import { allowApp, getInteractionDetails, type InteractionDetails } from '../api/interactions'
+import { allowApp, getInteractionWithTexts, type InteractionDetails } from '../api/interactions'
 import { InteractionCard } from './interaction-card'
 import { AccessDenied, InteractionExpired, InteractionFailed } from './interaction-states'
 
@@ -39,19 +39,14 @@ export function ConsentPage() {
   useEffect(() => {
     if (!uid) return
     let active = true
-    Promise.all([getInteractionDetails(uid), loadAppTexts()]).then(
-      ([details]) => {
+    getInteractionWithTexts(uid).then(
+      (details) => {
         if (!active) return
         rememberInteraction({ uid, app: details.app.name })
         setView(details.refusal === 'role' ? { kind: 'denied', details } : { kind: 'ask', details })
       },
       (error: unknown) => {
-        // The texts of these pages first: a refused request can answer before they have loaded.
-        void loadAppTexts()
-          .catch(() => undefined)
-          .then(() => {
-            if (active) setView({ kind: codeOf(error) === 'INTERACTION_NOT_FOUND' ? 'expired' : 'failed' })
-          })
+        if (active) setView({ kind: codeOf(error) === 'INTERACTION_NOT_FOUND' ? 'expired' : 'failed' })
       },
     )
     return () => {
