@@ -1,10 +1,12 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
-import type { ExpressionBuilder, Kysely, Transaction } from 'kysely'
-import { type Adapter, type AdapterPayload, errors } from 'oidc-provider'
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
+import Provider, { type Adapter, type AdapterPayload, errors } from 'oidc-provider'
+import type { Clock } from '~server/clock'
 import { recordActivity } from '~server/data/activities'
 import type { Database } from '~server/db/types'
 import { runNamedStatement } from '~server/db/prepared'
+import { ACCOUNT_COLUMNS, type AccountRow, accountKey } from './accounts'
 import { applicationClientMetadata } from './clients'
+import { type ApplicationRow, type EngineRequest, engineRequest, flushDeferredWrites, providerTransaction, writeWithDeferred } from './engine-request'
 
 /**
  * The protocol engine's storage (decision 0400): every model it keeps (provider sessions,
@@ -18,49 +20,40 @@ import { applicationClientMetadata } from './clients'
  * the minute.
  *
  * The statements of the token endpoint and UserInfo look rows up by key, and run as named
- * statements (src/server/db/prepared.ts, docs/decisions/0009).
+ * statements (src/server/db/prepared.ts, docs/decisions/0009); within one engine request they read
+ * ahead and defer writes (engine-request.ts, decision 0405).
  */
 type Db = Kysely<Database>
 
-/**
- * The transaction a provider write joins, when a change of ours makes one (a consent and its
- * activity entry are committed together): `providerTransaction.run(trx, () => grant.save())`.
- */
-export const providerTransaction = new AsyncLocalStorage<Transaction<Database>>()
-
-/**
- * What one request of the engine's (mount.ts runs each in `engineRequest.run(new EngineRequest(), …)`)
- * saves statements with: a token's grant, read in the token's own statement and handed to the
- * grant's lookup that follows; and a token's consumption, written in the statement of the next
- * save (rotation: the used refresh token and its successor; a code and the tokens it gives), or
- * when the request ends. A refresh grant runs five statements instead of seven.
- */
-export class EngineRequest {
-  readonly grants = new Map<string, AdapterPayload | undefined>()
-  readonly consumed: { model: string; id: string; at: Date }[] = []
-}
-
-export const engineRequest = new AsyncLocalStorage<EngineRequest>()
-
-/** Writes the consumptions a request deferred and no save has carried yet. */
-export async function finishEngineRequest(base: Db, request: EngineRequest): Promise<void> {
-  for (const { model, id, at } of request.consumed.splice(0)) {
-    await runNamedStatement(base, base.updateTable('oidc_payloads').set({ consumed_at: at }).where('model', '=', model).where('id', '=', id).compile())
-  }
-}
-
-/** How old a grant's `last_used_at` may get before an access token issued under it writes it again. */
+/** A grant's `last_used_at` is written again once it is this old (ms). */
 export const LAST_USED_PRECISION_MS = 60_000
 
 const TOKEN_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode'])
 /** What may be used only once; consumed at once, conditionally (`consume`). */
 const SINGLE_USE_MODELS = new Set(['RefreshToken', 'AuthorizationCode'])
+/** What an engine request saves with its next write, or just before it answers. */
+const DEFERRED_SAVES = new Set(['AccessToken', 'RefreshToken'])
 
 function text(value: unknown): string | null {
   return typeof value === 'string' && value.length > 0 ? value : null
 }
 
-export function createAdapterClass(base: Db): new (model: string) => Adapter {
+const APPLICATION_COLUMNS = [
+  'id',
+  'name',
+  'type',
+  'secret_hash',
+  'redirect_uris',
+  'post_logout_redirect_uris',
+  'backchannel_logout_uri',
+  'allowed_roles',
+  'first_party',
+  'enabled',
+  'created_at',
+  'updated_at',
+] as const
+
+export function createAdapterClass(base: Db, clock: Clock = () => new Date()): new (model: string) => Adapter {
   const db = () => providerTransaction.getStore() ?? base
   return class DatabaseAdapter implements Adapter {
     constructor(private readonly model: string) {}
@@ -94,82 +87,122 @@ export function createAdapterClass(base: Db): new (model: string) => Adapter {
             expires_at: row.expires_at,
           }),
         )
-      if (this.model === 'Grant') engineRequest.getStore()?.grants.delete(id)
-      const pending = engineRequest.getStore()?.consumed.shift()
-      if (pending) {
-        // The token used to get this one is marked consumed in the same statement.
-        const consumeAndSave = db()
-          .with('consumed', (w) =>
-            w.updateTable('oidc_payloads').set({ consumed_at: pending.at }).where('model', '=', pending.model).where('id', '=', pending.id).returning('id'),
-          )
-          .with('saved', () => save.returning('id'))
-        if (this.model === 'AccessToken' && row.grant_id) {
-          await runNamedStatement(
-            db(),
-            consumeAndSave
-              .updateTable('oidc_payloads')
-              .set({ last_used_at: now })
-              .where('model', '=', 'Grant')
-              .where('id', '=', row.grant_id)
-              .where(staleLastUse(now))
-              .compile(),
-          )
-        } else {
-          await runNamedStatement(db(), consumeAndSave.selectFrom('saved').select('id').compile())
-        }
-        return
+      const request = engineRequest.getStore()
+      if (this.model === 'Grant') {
+        request?.grants.delete(id)
+        // A grant's row is also what an access token's last use writes: never in one statement.
+        await flushDeferredWrites(db())
       }
       if (this.model === 'AccessToken' && row.grant_id) {
-        // The token and its grant's last use in one statement; the last use to the minute (as a
-        // session's, decision 0310), so that a busy grant's row is not rewritten on every token.
-        const grantUsed = db()
-          .with('saved', () => save.returning('id'))
-          .updateTable('oidc_payloads')
-          .set({ last_used_at: now })
-          .where('model', '=', 'Grant')
-          .where('id', '=', row.grant_id)
-          .where(staleLastUse(now))
-        await runNamedStatement(db(), grantUsed.compile())
+        // The token and its grant's last use together; the last use to the minute (as a session's,
+        // decision 0310), so that a busy grant's row is not rewritten on every token.
+        const lastUse = db().updateTable('oidc_payloads').set({ last_used_at: now }).where('model', '=', 'Grant').where('id', '=', row.grant_id).where(staleLastUse(now))
+        if (request) {
+          request.deferred.push(save, lastUse)
+          return
+        }
+        await writeWithDeferred(db(), lastUse, [save])
         return
       }
-      await runNamedStatement(db(), save.compile())
+      if (request && DEFERRED_SAVES.has(this.model)) {
+        request.deferred.push(save)
+        return
+      }
+      await writeWithDeferred(db(), save)
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      if (this.model === 'Client') return applicationClientMetadata(base, id)
       const request = engineRequest.getStore()
+      if (this.model === 'Client') {
+        // At the token endpoint the app is looked up first (to authenticate it): the code or
+        // refresh token the request presents is read in the same statement.
+        const presented = request && !request.applications.has(id) ? presentedToken() : undefined
+        if (presented) await this.readAhead(request!, presented.model, presented.id, id)
+        return applicationClientMetadata(base, id)
+      }
       if (request && this.model === 'Grant' && request.grants.has(id)) {
         const grant = request.grants.get(id)
         request.grants.delete(id)
         return grant
       }
-      if (request && TOKEN_MODELS.has(this.model)) {
-        const query = db()
-          .selectFrom('oidc_payloads as t')
-          .leftJoin('oidc_payloads as g', (join) => join.on('g.model', '=', 'Grant').onRef('g.id', '=', 't.grant_id'))
-          .select([
-            't.payload',
-            't.consumed_at',
-            't.expires_at',
-            't.grant_id',
-            'g.id as g_id',
-            'g.payload as g_payload',
-            'g.consumed_at as g_consumed_at',
-            'g.expires_at as g_expires_at',
-          ])
-          .where('t.model', '=', this.model)
-          .where('t.id', '=', id)
-        const row = (await runNamedStatement(db(), query.compile())).rows[0]
-        if (row?.grant_id) {
-          request.grants.set(row.grant_id, row.g_id ? this.open({ payload: row.g_payload!, consumed_at: row.g_consumed_at, expires_at: row.g_expires_at }) : undefined)
-        }
-        return this.open(row)
+      if (request?.tokens.has(`${this.model} ${id}`)) {
+        const token = request.tokens.get(`${this.model} ${id}`)
+        request.tokens.delete(`${this.model} ${id}`)
+        return token
       }
+      await flushDeferredWrites(db())
+      if (request && TOKEN_MODELS.has(this.model)) return this.readAhead(request, this.model, id)
       const query = db().selectFrom('oidc_payloads').select(['payload', 'consumed_at', 'expires_at']).where('model', '=', this.model).where('id', '=', id)
       return this.open((await runNamedStatement(db(), query.compile())).rows[0])
     }
 
+    /**
+     * A token with its grant, its account (and whether the product session behind it is live) and
+     * an application, in one statement: the token's own application, or (`clientId`) the app
+     * being authenticated, whichever token it presents. What is read is handed to the lookups
+     * that follow in the same request (engine-request.ts).
+     */
+    private async readAhead(request: EngineRequest, model: string, id: string, clientId?: string): Promise<AdapterPayload | undefined> {
+      const token = db()
+        .selectFrom('oidc_payloads as t')
+        .leftJoin('oidc_payloads as g', (join) => join.on('g.model', '=', 'Grant').onRef('g.id', '=', 't.grant_id'))
+        .leftJoin('users as u', (join) => join.on(sql<boolean>`u.id = t.account_id::uuid`))
+        .select([
+          't.payload',
+          't.consumed_at',
+          't.expires_at',
+          't.grant_id',
+          't.client_id',
+          't.account_id',
+          't.session_uid',
+          'g.id as g_id',
+          'g.payload as g_payload',
+          'g.consumed_at as g_consumed_at',
+          'g.expires_at as g_expires_at',
+        ])
+        .select(ACCOUNT_COLUMNS.map((column) => `u.${column} as u_${column}` as const))
+        .select((eb) =>
+          eb
+            .exists(
+              eb
+                .selectFrom('oidc_session_links as l')
+                .innerJoin('sessions as s', 's.id', 'l.session_id')
+                .select('l.uid')
+                .whereRef('l.uid', '=', 't.session_uid')
+                .where('s.revoked_at', 'is', null)
+                .where('s.expires_at', '>', clock()),
+            )
+            .as('session_live'),
+        )
+        .where('t.model', '=', model)
+        .where('t.id', '=', id)
+      const application = APPLICATION_COLUMNS.map((column) => `a.${column} as a_${column}` as const)
+      const query = clientId
+        ? db()
+            .selectFrom('oidc_applications as a')
+            .leftJoin(token.as('r'), (join) => join.onTrue())
+            .selectAll('r')
+            .select(application)
+            .where('a.id', '=', clientId)
+        : token.leftJoin('oidc_applications as a', 'a.id', 't.client_id').select(application)
+      const row = (await runNamedStatement(db(), query.compile())).rows[0] as ReadAheadRow | undefined
+      const found = row?.payload ? this.open({ payload: row.payload, consumed_at: row.consumed_at, expires_at: row.expires_at }) : undefined
+      const appId = clientId ?? row?.client_id
+      if (appId) request.applications.set(appId, row?.a_id ? (prefixed(row, 'a_', APPLICATION_COLUMNS) as ApplicationRow) : undefined)
+      if (!row?.payload) return undefined
+      if (clientId) request.tokens.set(`${model} ${id}`, found)
+      if (row.grant_id) {
+        request.grants.set(row.grant_id, row.g_id ? this.open({ payload: row.g_payload!, consumed_at: row.g_consumed_at, expires_at: row.g_expires_at }) : undefined)
+      }
+      if (row.account_id) {
+        const account = row.u_id ? ({ ...prefixed(row, 'u_', ACCOUNT_COLUMNS), session_live: row.session_uid ? row.session_live : null } as AccountRow) : undefined
+        request.accounts.set(accountKey(row.account_id, row.session_uid), account)
+      }
+      return found
+    }
+
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      await flushDeferredWrites(db())
       const query = db().selectFrom('oidc_payloads').select(['payload', 'consumed_at', 'expires_at']).where('model', '=', this.model).where('uid', '=', uid)
       return this.open((await runNamedStatement(db(), query.compile())).rows[0])
     }
@@ -181,6 +214,7 @@ export function createAdapterClass(base: Db): new (model: string) => Adapter {
 
     async consume(id: string): Promise<void> {
       if (SINGLE_USE_MODELS.has(this.model)) {
+        await flushDeferredWrites(db())
         // A refresh token or a code is used once, even by two requests racing with it: the one
         // that does not mark it consumed is refused, and the grant revoked, as for a reuse.
         const marked = await runNamedStatement(
@@ -201,21 +235,23 @@ export function createAdapterClass(base: Db): new (model: string) => Adapter {
         }
         return
       }
+      const consumed = db().updateTable('oidc_payloads').set({ consumed_at: new Date() }).where('model', '=', this.model).where('id', '=', id)
       const request = engineRequest.getStore()
       if (request && TOKEN_MODELS.has(this.model)) {
-        request.consumed.push({ model: this.model, id, at: new Date() })
+        request.deferred.push(consumed)
         return
       }
-      await runNamedStatement(db(), db().updateTable('oidc_payloads').set({ consumed_at: new Date() }).where('model', '=', this.model).where('id', '=', id).compile())
+      await writeWithDeferred(db(), consumed)
     }
 
     async destroy(id: string): Promise<void> {
       if (this.model === 'Grant') engineRequest.getStore()?.grants.delete(id)
-      await runNamedStatement(db(), db().deleteFrom('oidc_payloads').where('model', '=', this.model).where('id', '=', id).compile())
+      await writeWithDeferred(db(), db().deleteFrom('oidc_payloads').where('model', '=', this.model).where('id', '=', id))
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
       engineRequest.getStore()?.grants.delete(grantId)
+      await flushDeferredWrites(db())
       await db().deleteFrom('oidc_payloads').where('model', '=', this.model).where('grant_id', '=', grantId).execute()
     }
 
@@ -247,6 +283,40 @@ export async function endLinkedProductSession(db: Db, uid: string): Promise<void
       .executeTakeFirst()
     if (Number(ended.numUpdatedRows) > 0) await recordActivity(trx, { userId: link.user_id, kind: 'logged out', activity: 'Logged out', ip: null, at: now })
   })
+}
+
+interface ReadAheadRow extends Record<string, unknown> {
+  payload: Record<string, unknown> | null
+  consumed_at: Date | null
+  expires_at: Date | null
+  grant_id: string | null
+  client_id: string | null
+  account_id: string | null
+  session_uid: string | null
+  g_id: string | null
+  g_payload: Record<string, unknown> | null
+  g_consumed_at: Date | null
+  g_expires_at: Date | null
+  u_id: string | null
+  a_id: string | null
+  session_live: boolean | null
+}
+
+/**
+ * The code or refresh token a token-endpoint request presents (as `find` will be asked for it),
+ * read from the engine's parsed parameters.
+ */
+function presentedToken(): { model: string; id: string } | undefined {
+  const params = Provider.ctx?.oidc?.params as Record<string, unknown> | undefined
+  if (!params || Provider.ctx?.oidc?.route !== 'token') return undefined
+  if (params.grant_type === 'refresh_token' && typeof params.refresh_token === 'string') return { model: 'RefreshToken', id: params.refresh_token }
+  if (params.grant_type === 'authorization_code' && typeof params.code === 'string') return { model: 'AuthorizationCode', id: params.code }
+  return undefined
+}
+
+/** The columns a read-ahead statement selected as `<prefix><column>`, under their own names. */
+function prefixed(row: Record<string, unknown>, prefix: string, columns: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(columns.map((column) => [column, row[prefix + column]]))
 }
 
 /** A grant's last use is written again once it is LAST_USED_PRECISION_MS old. */

@@ -4,6 +4,7 @@ import type { AdapterPayload } from 'oidc-provider'
 import type { Role } from '~shared/constants'
 import { runNamedStatement } from '~server/db/prepared'
 import type { Database } from '~server/db/types'
+import { type ApplicationRow, engineRequest } from './engine-request'
 
 /**
  * The admins' applications as the protocol engine sees its clients. Only enabled applications are
@@ -20,9 +21,15 @@ export const ALLOWED_ROLES_METADATA = 'accounts_allowed_roles'
 export const FIRST_PARTY_METADATA = 'accounts_first_party'
 
 export async function applicationClientMetadata(db: Db, id: string): Promise<AdapterPayload | undefined> {
+  const readAhead = engineRequest.getStore()?.applications
+  if (readAhead?.has(id)) return clientMetadataOf(readAhead.get(id))
   const query = db.selectFrom('oidc_applications').selectAll().where('id', '=', id).where('enabled', '=', true)
-  const app = (await runNamedStatement(db, query.compile())).rows[0]
-  if (!app) return undefined
+  return clientMetadataOf((await runNamedStatement(db, query.compile())).rows[0])
+}
+
+/** An enabled application's row as client metadata (a disabled one is no client). */
+function clientMetadataOf(app: ApplicationRow | undefined): AdapterPayload | undefined {
+  if (!app?.enabled) return undefined
   const confidential = app.type === 'confidential' && app.secret_hash !== null
   return {
     client_id: app.id,

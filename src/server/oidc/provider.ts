@@ -1,16 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Kysely } from 'kysely'
 import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider'
-import type { Role } from '~shared/constants'
 import type { Clock } from '~server/clock'
-import { runNamedStatement } from '~server/db/prepared'
 import type { Database } from '~server/db/types'
 import { HttpError } from '~server/http/errors'
 import type { RateLimiter } from '~server/rate-limit/rate-limiter'
 import { RULES } from '~server/rate-limit/rules'
-import { isUuid } from '~server/data/users'
+import { accountMayUseApp, loadAccount } from './accounts'
 import { createAdapterClass, endLinkedProductSession } from './adapter'
-import { isFirstParty, roleAllowed, secretMatches } from './clients'
+import { flushDeferredWrites } from './engine-request'
+import { isFirstParty, secretMatches } from './clients'
 import type { ProviderKeys } from './keys'
 import { renderProtocolError, sendPage, type WebPage } from './pages'
 import { OIDC_PATH } from './paths'
@@ -67,49 +66,6 @@ export const SCOPES = ['openid', 'profile', 'email', 'phone', 'roles', 'offline_
 /** Marks an authorization request whose `prompt=consent` was added for `offline_access` (not asked by the app). */
 export const IMPLIED_CONSENT_PARAM = 'accounts_offline_consent'
 
-interface AccountRow {
-  id: string
-  name: string
-  email: string
-  email_verified_at: Date | null
-  phone: string | null
-  role: Role
-  status: string
-  picture_id: string | null
-  updated_at: Date
-  session_live: boolean | null
-}
-
-async function loadAccount(db: Kysely<Database>, now: Date, sub: string, sessionUid: string | undefined): Promise<AccountRow | undefined> {
-  if (!isUuid(sub)) return undefined
-  // By key, on every token issued and every UserInfo read: a named statement (src/server/db/prepared.ts).
-  const query = db
-    .selectFrom('users as u')
-    .select(['u.id', 'u.name', 'u.email', 'u.email_verified_at', 'u.phone', 'u.role', 'u.status', 'u.picture_id', 'u.updated_at'])
-    .select((eb) =>
-      sessionUid
-        ? eb
-            .exists(
-              eb
-                .selectFrom('oidc_session_links as l')
-                .innerJoin('sessions as s', 's.id', 'l.session_id')
-                .select('l.uid')
-                .where('l.uid', '=', sessionUid)
-                .where('s.revoked_at', 'is', null)
-                .where('s.expires_at', '>', now),
-            )
-            .as('session_live')
-        : eb.val<boolean | null>(null).as('session_live'),
-    )
-    .where('u.id', '=', sub)
-  return (await runNamedStatement(db, query.compile())).rows[0] as AccountRow | undefined
-}
-
-/** Whether the account may hold tokens of this app now. */
-export function accountMayUseApp(account: Pick<AccountRow, 'status' | 'email_verified_at' | 'role'>, client: Parameters<typeof roleAllowed>[0]): boolean {
-  return account.status === 'ACTIVE' && account.email_verified_at !== null && roleAllowed(client, account.role)
-}
-
 export function createProvider(options: ProviderOptions): Provider {
   const { db, issuer, clock } = options
   const appOrigin = new URL(issuer).origin
@@ -145,7 +101,7 @@ export function createProvider(options: ProviderOptions): Provider {
   )
 
   const configuration: Configuration = {
-    adapter: createAdapterClass(db),
+    adapter: createAdapterClass(db, clock),
     clients: [],
     jwks: { keys: options.keys.signing as never },
     cookies: {
@@ -290,6 +246,14 @@ export function createProvider(options: ProviderOptions): Provider {
   if (options.limiter?.enabled) throttleTokenEndpoint(provider, options.limiter)
   provider.use(offlineAccessConsent)
   provider.use(linkProductSession(db))
+  // Innermost: what the request deferred is stored once the engine has made its answer, before it is sent.
+  provider.use(async (_ctx, next) => {
+    try {
+      await next()
+    } finally {
+      await flushDeferredWrites(db)
+    }
+  })
 
   if (options.onIssued || options.onFailure) {
     const issued = options.onIssued ?? (() => {})

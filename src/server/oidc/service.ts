@@ -5,7 +5,7 @@ import type { TokenSealer } from '~server/auth/sealed-token'
 import type { Clock } from '~server/clock'
 import type { Database } from '~server/db/types'
 import type { RateLimiter } from '~server/rate-limit/rate-limiter'
-import { EngineRequest, engineRequest, finishEngineRequest } from './adapter'
+import { EngineRequest, engineRequest, flushDeferredWrites } from './engine-request'
 import { loadProviderKeys, providerKeysVersion } from './keys'
 import { OIDC_PATH } from './paths'
 import type { WebPage } from './pages'
@@ -104,12 +104,14 @@ export class OidcService {
     const handle = provider.callback() as unknown as (req: IncomingMessage, res: ServerResponse) => Promise<void>
     // Each request with its own read-ahead and deferred writes (adapter.ts).
     this.handler = async (req, res) => {
-      const request = new EngineRequest()
-      try {
-        await engineRequest.run(request, () => handle(req, res))
-      } finally {
-        await finishEngineRequest(options.db, request)
-      }
+      await engineRequest.run(new EngineRequest(), async () => {
+        try {
+          await handle(req, res)
+        } finally {
+          // What a request deferred is written before its answer (provider.ts); this is for a request the engine ended early.
+          await flushDeferredWrites(options.db)
+        }
+      })
     }
     this.version = keys.version
     this.lastCheck = Date.now()

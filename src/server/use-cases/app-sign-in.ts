@@ -4,9 +4,10 @@ import type { AuthState } from '~server/auth/session-check'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { conflict, forbidden, notFound } from '~server/http/errors'
-import { providerTransaction } from '~server/oidc/adapter'
+import { accountMayUseApp } from '~server/oidc/accounts'
+import { providerTransaction } from '~server/oidc/engine-request'
 import { isFirstParty } from '~server/oidc/clients'
-import { accountMayUseApp, IMPLIED_CONSENT_PARAM } from '~server/oidc/provider'
+import { IMPLIED_CONSENT_PARAM } from '~server/oidc/provider'
 
 /**
  * The steps of an app's sign-in that happen on the product's own pages (decision 0403): the

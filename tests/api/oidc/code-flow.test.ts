@@ -141,6 +141,22 @@ describe('Sign in with Accounts: the code flow', () => {
     await expect(client.fetchUserInfo(config, tokens.access_token, person.id)).rejects.toThrow()
   })
 
+  it('refuses a code or refresh token that another app presents with its own valid secret, and the owner can still use it', async () => {
+    const application = await registerApplication(test.ctx)
+    const config = await relyingParty(test, application)
+    const other = await relyingParty(test, await registerApplication(test.ctx))
+    const person = await test.signIn()
+    const browser = new TestBrowser(test)
+    const started = await startAuthorization(config, application, { scope: 'openid offline_access' })
+    const callback = await continueAsSignedIn(browser, await browser.follow(started.url.toString()), person)
+    expect(await protocolError(exchangeCode(other, callback, started))).toBe('invalid_grant')
+    const tokens = await exchangeCode(config, callback, started)
+    expect(await protocolError(client.refreshTokenGrant(other, tokens.refresh_token!))).toBe('invalid_grant')
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!)
+    expect(refreshed.claims()!.sub).toBe(person.id)
+    expect((await client.fetchUserInfo(config, refreshed.access_token, person.id)).sub).toBe(person.id)
+  })
+
   it('refuses a wrong or replaced client secret', async () => {
     const application = await registerApplication(test.ctx)
     const wrong = await relyingParty(test, { ...application, secret: 'not-the-secret' })

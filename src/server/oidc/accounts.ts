@@ -1,0 +1,65 @@
+import type { ExpressionBuilder, Kysely } from 'kysely'
+import type { Role } from '~shared/constants'
+import { isUuid } from '~server/data/users'
+import { runNamedStatement } from '~server/db/prepared'
+import type { Database } from '~server/db/types'
+import { engineRequest } from './engine-request'
+import { roleAllowed } from './clients'
+
+/**
+ * An account as the protocol engine's hooks see it (`findAccount`, the authorization checks): what
+ * the claims are made of, what decides whether it may hold an app's tokens, and whether the
+ * product session that signed its provider session in is still live (null: no provider session
+ * named). Read by key on every token issued and every UserInfo read, or read ahead in the token's
+ * own statement (adapter.ts).
+ */
+export interface AccountRow {
+  id: string
+  name: string
+  email: string
+  email_verified_at: Date | null
+  phone: string | null
+  role: Role
+  status: string
+  picture_id: string | null
+  updated_at: Date
+  session_live: boolean | null
+}
+
+export const ACCOUNT_COLUMNS = ['id', 'name', 'email', 'email_verified_at', 'phone', 'role', 'status', 'picture_id', 'updated_at'] as const
+
+/** Whether the product session linked to provider session `uid` is live at `now`. */
+export function productSessionLive(eb: ExpressionBuilder<Database, never>, uid: string, now: Date) {
+  return eb.exists(
+    eb
+      .selectFrom('oidc_session_links as l')
+      .innerJoin('sessions as s', 's.id', 'l.session_id')
+      .select('l.uid')
+      .where('l.uid', '=', uid)
+      .where('s.revoked_at', 'is', null)
+      .where('s.expires_at', '>', now),
+  )
+}
+
+/** The key an account read ahead is kept under in its engine request. */
+export const accountKey = (sub: string, sessionUid: string | null | undefined) => `${sub} ${sessionUid ?? ''}`
+
+export async function loadAccount(db: Kysely<Database>, now: Date, sub: string, sessionUid: string | undefined): Promise<AccountRow | undefined> {
+  if (!isUuid(sub)) return undefined
+  const readAhead = engineRequest.getStore()?.accounts
+  if (readAhead?.has(accountKey(sub, sessionUid))) return readAhead.get(accountKey(sub, sessionUid))
+  // By key: a named statement (src/server/db/prepared.ts).
+  const query = db
+    .selectFrom('users as u')
+    .select(ACCOUNT_COLUMNS.map((column) => `u.${column}` as const))
+    .select((eb) =>
+      sessionUid ? productSessionLive(eb as ExpressionBuilder<Database, never>, sessionUid, now).as('session_live') : eb.val<boolean | null>(null).as('session_live'),
+    )
+    .where('u.id', '=', sub)
+  return (await runNamedStatement(db, query.compile())).rows[0] as AccountRow | undefined
+}
+
+/** Whether the account may hold tokens of this app now. */
+export function accountMayUseApp(account: Pick<AccountRow, 'status' | 'email_verified_at' | 'role'>, client: Parameters<typeof roleAllowed>[0]): boolean {
+  return account.status === 'ACTIVE' && account.email_verified_at !== null && roleAllowed(client, account.role)
+}
