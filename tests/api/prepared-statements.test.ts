@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
+import { compiledOnce } from '~server/db/prepared'
 import { useTestApp } from '../support/test-app'
 import { me, refresh, signInAs } from './auth/helpers'
 import { codeAt, passwordStep, secondStep, turnOnTwoFactor } from './auth/two-factor-helpers'
@@ -83,5 +84,15 @@ describe('statements on the hottest paths', () => {
         Object.values(HOT).some((pattern) => pattern.test(row.statement)),
         row.statement,
       ).toBe(true)
+  })
+
+  it('a statement compiled once (compiledOnce) takes each call’s values, and refuses a value that would be part of its text', async () => {
+    const byEmail = compiledOnce((email: string, after: Date) => t.ctx.db.selectFrom('users').select('id').where('email', '=', email).where('created_at', '>', after))
+    const [ada, grace] = [await t.createUser(), await t.createUser()]
+    expect((await t.ctx.db.executeQuery(byEmail(ada.email, new Date(0)))).rows).toEqual([{ id: ada.id }])
+    expect((await t.ctx.db.executeQuery(byEmail(grace.email, new Date(0)))).rows).toEqual([{ id: grace.id }])
+    expect((await t.ctx.db.executeQuery(byEmail(grace.email, new Date('2200-01-01T00:00:00Z')))).rows).toEqual([])
+    const columnNamed = compiledOnce((column: string) => t.ctx.db.selectFrom('users').select(sql.ref(column).as('value')))
+    expect(() => columnNamed('email')).toThrow(/not a parameter/)
   })
 })

@@ -1,7 +1,7 @@
-import type { ExpressionBuilder, Kysely } from 'kysely'
+import type { CompiledQuery, ExpressionBuilder, Kysely } from 'kysely'
 import type { Role } from '~shared/constants'
 import { isUuid } from '~server/data/users'
-import { runNamedStatement } from '~server/db/prepared'
+import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import type { Database } from '~server/db/types'
 import { engineRequest } from './engine-request'
 import { roleAllowed } from './clients'
@@ -48,16 +48,29 @@ export async function loadAccount(db: Kysely<Database>, now: Date, sub: string, 
   if (!isUuid(sub)) return undefined
   const readAhead = engineRequest.getStore()?.accounts
   if (readAhead?.has(accountKey(sub, sessionUid))) return readAhead.get(accountKey(sub, sessionUid))
-  // By key: a named statement (src/server/db/prepared.ts).
-  const query = db
-    .selectFrom('users as u')
-    .select(ACCOUNT_COLUMNS.map((column) => `u.${column}` as const))
-    .select((eb) =>
-      sessionUid ? productSessionLive(eb as ExpressionBuilder<Database, never>, sessionUid, now).as('session_live') : eb.val<boolean | null>(null).as('session_live'),
-    )
-    .where('u.id', '=', sub)
-  return (await runNamedStatement(db, query.compile())).rows[0] as AccountRow | undefined
+  // By key: a named statement (src/server/db/prepared.ts), built once.
+  accountQueries ??= {
+    withSession: compiledOnce((sub: string, uid: string, now: Date) =>
+      db
+        .selectFrom('users as u')
+        .select(ACCOUNT_COLUMNS.map((column) => `u.${column}` as const))
+        .select((eb) => productSessionLive(eb as ExpressionBuilder<Database, never>, uid, now).as('session_live'))
+        .where('u.id', '=', sub),
+    ),
+    alone: compiledOnce((sub: string) =>
+      db
+        .selectFrom('users as u')
+        .select(ACCOUNT_COLUMNS.map((column) => `u.${column}` as const))
+        .select((eb) => eb.val<boolean | null>(null).as('session_live'))
+        .where('u.id', '=', sub),
+    ),
+  }
+  const query = sessionUid ? accountQueries.withSession(sub, sessionUid, now) : accountQueries.alone(sub)
+  return (await runNamedStatement(db, query)).rows[0] as AccountRow | undefined
 }
+
+/** Built with the first database given: the statements are the same for every one. */
+let accountQueries: { withSession: (sub: string, uid: string, now: Date) => CompiledQuery<unknown>; alone: (sub: string) => CompiledQuery<unknown> } | undefined
 
 /** Whether the account may hold tokens of this app now. */
 export function accountMayUseApp(account: Pick<AccountRow, 'status' | 'email_verified_at' | 'role'>, client: Parameters<typeof roleAllowed>[0]): boolean {

@@ -3,7 +3,7 @@ import Provider, { type Adapter, type AdapterPayload, errors } from 'oidc-provid
 import type { Clock } from '~server/clock'
 import { recordActivity } from '~server/data/activities'
 import type { Database } from '~server/db/types'
-import { runNamedStatement } from '~server/db/prepared'
+import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import { ACCOUNT_COLUMNS, type AccountRow, accountKey } from './accounts'
 import { applicationClientMetadata } from './clients'
 import { type ApplicationRow, type EngineRequest, engineRequest, flushDeferredWrites, providerTransaction, writeWithDeferred } from './engine-request'
@@ -55,6 +55,56 @@ const APPLICATION_COLUMNS = [
 
 export function createAdapterClass(base: Db, clock: Clock = () => new Date()): new (model: string) => Adapter {
   const db = () => providerTransaction.getStore() ?? base
+  // The read-ahead statements (`readAhead`), built once.
+  const token = (model: string, id: string, now: Date) =>
+    base
+      .selectFrom('oidc_payloads as t')
+      .leftJoin('oidc_payloads as g', (join) => join.on('g.model', '=', 'Grant').onRef('g.id', '=', 't.grant_id'))
+      .leftJoin('users as u', (join) => join.on(sql<boolean>`u.id = t.account_id::uuid`))
+      .select([
+        't.payload',
+        't.consumed_at',
+        't.expires_at',
+        't.grant_id',
+        't.client_id',
+        't.account_id',
+        't.session_uid',
+        'g.id as g_id',
+        'g.payload as g_payload',
+        'g.consumed_at as g_consumed_at',
+        'g.expires_at as g_expires_at',
+      ])
+      .select(ACCOUNT_COLUMNS.map((column) => `u.${column} as u_${column}` as const))
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('oidc_session_links as l')
+              .innerJoin('sessions as s', 's.id', 'l.session_id')
+              .select('l.uid')
+              .whereRef('l.uid', '=', 't.session_uid')
+              .where('s.revoked_at', 'is', null)
+              .where('s.expires_at', '>', now),
+          )
+          .as('session_live'),
+      )
+      .where('t.model', '=', model)
+      .where('t.id', '=', id)
+  const application = APPLICATION_COLUMNS.map((column) => `a.${column} as a_${column}` as const)
+  const tokenWithItsApp = compiledOnce((model: string, id: string, now: Date) =>
+    token(model, id, now).leftJoin('oidc_applications as a', 'a.id', 't.client_id').select(application),
+  )
+  const appWithToken = compiledOnce((clientId: string, model: string, id: string, now: Date) =>
+    base
+      .selectFrom('oidc_applications as a')
+      .leftJoin(token(model, id, now).as('r'), (join) => join.onTrue())
+      .selectAll('r')
+      .select(application)
+      .where('a.id', '=', clientId),
+  )
+  const consumeOnce = compiledOnce((model: string, id: string, at: Date) =>
+    base.updateTable('oidc_payloads').set({ consumed_at: at }).where('model', '=', model).where('id', '=', id).where('consumed_at', 'is', null).returning('grant_id'),
+  )
   return class DatabaseAdapter implements Adapter {
     constructor(private readonly model: string) {}
 
@@ -143,49 +193,8 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
      * that follow in the same request (engine-request.ts).
      */
     private async readAhead(request: EngineRequest, model: string, id: string, clientId?: string): Promise<AdapterPayload | undefined> {
-      const token = db()
-        .selectFrom('oidc_payloads as t')
-        .leftJoin('oidc_payloads as g', (join) => join.on('g.model', '=', 'Grant').onRef('g.id', '=', 't.grant_id'))
-        .leftJoin('users as u', (join) => join.on(sql<boolean>`u.id = t.account_id::uuid`))
-        .select([
-          't.payload',
-          't.consumed_at',
-          't.expires_at',
-          't.grant_id',
-          't.client_id',
-          't.account_id',
-          't.session_uid',
-          'g.id as g_id',
-          'g.payload as g_payload',
-          'g.consumed_at as g_consumed_at',
-          'g.expires_at as g_expires_at',
-        ])
-        .select(ACCOUNT_COLUMNS.map((column) => `u.${column} as u_${column}` as const))
-        .select((eb) =>
-          eb
-            .exists(
-              eb
-                .selectFrom('oidc_session_links as l')
-                .innerJoin('sessions as s', 's.id', 'l.session_id')
-                .select('l.uid')
-                .whereRef('l.uid', '=', 't.session_uid')
-                .where('s.revoked_at', 'is', null)
-                .where('s.expires_at', '>', clock()),
-            )
-            .as('session_live'),
-        )
-        .where('t.model', '=', model)
-        .where('t.id', '=', id)
-      const application = APPLICATION_COLUMNS.map((column) => `a.${column} as a_${column}` as const)
-      const query = clientId
-        ? db()
-            .selectFrom('oidc_applications as a')
-            .leftJoin(token.as('r'), (join) => join.onTrue())
-            .selectAll('r')
-            .select(application)
-            .where('a.id', '=', clientId)
-        : token.leftJoin('oidc_applications as a', 'a.id', 't.client_id').select(application)
-      const row = (await runNamedStatement(db(), query.compile())).rows[0] as ReadAheadRow | undefined
+      const query = clientId ? appWithToken(clientId, model, id, clock()) : tokenWithItsApp(model, id, clock())
+      const row = (await runNamedStatement(db(), query)).rows[0] as ReadAheadRow | undefined
       const found = row?.payload ? this.open({ payload: row.payload, consumed_at: row.consumed_at, expires_at: row.expires_at }) : undefined
       const appId = clientId ?? row?.client_id
       if (appId) request.applications.set(appId, row?.a_id ? (prefixed(row, 'a_', APPLICATION_COLUMNS) as ApplicationRow) : undefined)
@@ -217,17 +226,7 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
         await flushDeferredWrites(db())
         // A refresh token or a code is used once, even by two requests racing with it: the one
         // that does not mark it consumed is refused, and the grant revoked, as for a reuse.
-        const marked = await runNamedStatement(
-          db(),
-          db()
-            .updateTable('oidc_payloads')
-            .set({ consumed_at: new Date() })
-            .where('model', '=', this.model)
-            .where('id', '=', id)
-            .where('consumed_at', 'is', null)
-            .returning('grant_id')
-            .compile(),
-        )
+        const marked = await runNamedStatement(db(), consumeOnce(this.model, id, new Date()))
         if (marked.rows.length === 0) {
           const row = await db().selectFrom('oidc_payloads').select('grant_id').where('model', '=', this.model).where('id', '=', id).executeTakeFirst()
           if (row?.grant_id) await db().deleteFrom('oidc_payloads').where('grant_id', '=', row.grant_id).execute()

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto'
-import type { Kysely } from 'kysely'
+import type { CompiledQuery, Kysely } from 'kysely'
 import type { AdapterPayload } from 'oidc-provider'
 import type { Role } from '~shared/constants'
-import { runNamedStatement } from '~server/db/prepared'
+import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import type { Database } from '~server/db/types'
 import { type ApplicationRow, engineRequest } from './engine-request'
 
@@ -23,9 +23,12 @@ export const FIRST_PARTY_METADATA = 'accounts_first_party'
 export async function applicationClientMetadata(db: Db, id: string): Promise<AdapterPayload | undefined> {
   const readAhead = engineRequest.getStore()?.applications
   if (readAhead?.has(id)) return clientMetadataOf(readAhead.get(id))
-  const query = db.selectFrom('oidc_applications').selectAll().where('id', '=', id).where('enabled', '=', true)
-  return clientMetadataOf((await runNamedStatement(db, query.compile())).rows[0])
+  applicationQuery ??= compiledOnce((id: string) => db.selectFrom('oidc_applications').selectAll().where('id', '=', id).where('enabled', '=', true))
+  return clientMetadataOf((await runNamedStatement(db, applicationQuery(id))).rows[0])
 }
+
+/** Built once (src/server/db/prepared.ts), with the first database given: the statement is the same for every one. */
+let applicationQuery: ((id: string) => CompiledQuery<ApplicationRow>) | undefined
 
 /** An enabled application's row as client metadata (a disabled one is no client). */
 function clientMetadataOf(app: ApplicationRow | undefined): AdapterPayload | undefined {
