@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
+import type pg from 'pg'
 import type { AccessTokens } from '~server/auth/access-token'
 import type { Clock } from '~server/clock'
 import type { CsrfTokens } from '~server/auth/csrf'
@@ -22,6 +23,8 @@ export interface AppContext {
   config: Config
   db: Kysely<Database>
   dbKind: DatabaseKind
+  /** PostgreSQL's connection pool, for what Kysely does not do (the exports' COPY); absent on PGlite. */
+  pgPool?: pg.Pool | undefined
   clock: Clock
   hasher: PasswordHasher
   accessTokens: AccessTokens

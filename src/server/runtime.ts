@@ -137,6 +137,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       config,
       db: database.db,
       dbKind: database.kind,
+      pgPool: database.pool,
       clock,
       hasher: new PasswordHasher({ onReject: () => metrics.countHashRejection() }),
       accessTokens: new AccessTokens(keys.accessToken, config.accessTokenTtl, clock),

@@ -1,10 +1,12 @@
 import { parse } from 'csv-parse/sync'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { EXPORT_BATCH, isoTime } from '~server/data/export-rows'
+import { copyFields, EXPORT_BATCH, isoTime, withValues } from '~server/data/export-rows'
 import { exportUsersCsv } from '~server/use-cases/export-csv'
 import { userExportQuerySchema } from '~shared/schemas/lists'
 import { type SignedIn, useTestApp } from '../support/test-app'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
+import pg from 'pg'
+import { recordActivity } from '~server/data/activities'
 import { quickUser } from './helpers/users'
 
 const USER_HEADER = ['id', 'name', 'email', 'phone', 'role', 'status', 'emailVerified', 'createdAt', 'updatedAt', 'lastSignInAt']
@@ -22,7 +24,17 @@ describe('CSV exports', () => {
 
   beforeAll(async () => {
     admin = await t.signIn({ role: 'ADMIN', name: 'Export Admin' })
-    const names = ['=HYPERLINK("http://evil.example")', 'Smith, "Jo"', 'Line\nBreak', 'Zoë Ångström-Łukasz', '李小龍 Bruce', '+Plus Sign', '-Minus Sign', '@At Sign']
+    const names = [
+      '=HYPERLINK("http://evil.example")',
+      'Smith, "Jo"',
+      'Line\nBreak',
+      'Zoë Ångström-Łukasz',
+      '李小龍 Bruce',
+      '+Plus Sign',
+      '-Minus Sign',
+      '@At Sign',
+      'Tab\tand back\\slash \\N',
+    ]
     for (const name of names) {
       t.clock.advance(1)
       awkward.push({ name, ...(await quickUser(t, { name, email: `${awkward.length}.${stamp}@example.com` })) })
@@ -66,6 +78,8 @@ describe('CSV exports', () => {
     expect(cell(5, 'name')).toBe(`'+Plus Sign`)
     expect(cell(6, 'name')).toBe(`'-Minus Sign`)
     expect(cell(7, 'name')).toBe(`'@At Sign`)
+    // COPY's text format escapes these on PostgreSQL; they come out as they went in.
+    expect(cell(8, 'name')).toBe('Tab\tand back\\slash \\N')
     const first = byId.get(awkward[0]!.id)!
     expect(first).toEqual([
       awkward[0]!.id,
@@ -90,6 +104,20 @@ describe('CSV exports', () => {
     const [, ...signedIn] = rows((await download(`/api/admin/users/export?search=${stamp}&inactiveDays=1`)).body)
     expect(signedIn.map((row) => row[0])).not.toContain(awkward[0]!.id)
     expect(signedIn).toHaveLength(awkward.length - 1)
+  })
+
+  it('filters by a search term holding quotes and backslashes as typed', async () => {
+    // A mark of its own, so that the other tests' searches for the stamp do not find this person.
+    const mark = `odd${Date.now().toString(36)}`
+    const odd = await quickUser(t, { name: `O'Brien \\ ${mark}`, email: `obrien.${mark}@example.com` })
+    for (const term of [`O'Brien \\ ${mark}`, `'Brien \\`]) {
+      const [, ...data] = rows((await download(`/api/admin/users/export?search=${encodeURIComponent(term)}`)).body)
+      expect(data.map((row) => row[0])).toContain(odd.id)
+      for (const row of data) expect(row[USER_HEADER.indexOf('name')]).toContain(`'Brien \\`)
+    }
+    await recordActivity(t.ctx.db, { userId: odd.id, kind: 'updated', activity: 'Updated profile', ip: null, at: t.clock.now() })
+    const [, ...entries] = rows((await download(`/api/admin/activity-logs/export?search=${encodeURIComponent(`O'Brien \\ ${mark}`)}&activity=updated`)).body)
+    expect(entries.map((entry) => entry[ACTIVITY_HEADER.indexOf('userId')])).toEqual([odd.id])
   })
 
   it('answers a header row alone when nothing matches', async () => {
@@ -151,6 +179,13 @@ describe('CSV exports', () => {
     await Promise.all(Array.from({ length: 12 }, () => t.ctx.db.selectFrom('users').select('id').limit(1).execute()))
     const [, ...data] = rows((await download(`/api/admin/users/export?search=${cut}&sort=email&order=asc`)).body)
     expect(data).toHaveLength(many)
+  })
+
+  it('reads COPY’s text format back (tabs, backslash escapes, NULL) and writes the filters in as quoted literals', () => {
+    expect(copyFields('a\tb\\tc\t\\N\t\\\\N\tline\\nbreak\t')).toEqual(['a', 'b\tc', null, '\\N', 'line\nbreak', ''])
+    const client = new pg.Client()
+    const query = { sql: 'SELECT $1, $2, $3, $4, $5, $10', parameters: [`O'Brien \\`, new Date('2026-01-02T03:04:05.006Z'), 42, true, null, 'ten', 7, 8, 9, 'x'] }
+    expect(withValues(client, query as never)).toBe(`SELECT  E'O''Brien \\\\', '2026-01-02T03:04:05.006Z', 42, TRUE, NULL, 'x'`)
   })
 
   it('writes times as the API does, from the UTC text of the database', () => {

@@ -5,7 +5,6 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import Cursor from 'pg-cursor'
 import { preparingPool } from './prepared'
 import type { Database, DatabaseKind } from './types'
 
@@ -46,55 +45,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   }
 }
 
-/**
- * A server-side cursor for the CSV exports' streamed reads (src/server/data/export-rows.ts). A
- * streamed export reads for as long as the client takes to download it, so the pool's 12-second
- * read timeout, which node-postgres also applies to cursors, does not apply to it: the cursor
- * names its own (the longest a timer takes). The database's statement timeout is lifted by the
- * export's transaction.
- *
- * It reads one batch ahead: as soon as a batch arrives, the next is asked for, so that PostgreSQL
- * produces it while the server turns this one into CSV and writes it out (without, each waited
- * for the other and an export ran at half the speed; docs/decisions/0114). Memory holds two
- * batches instead of one. Only the promise forms of `read` and `close` are used (Kysely's stream).
- */
-class UnhurriedCursor<R> extends Cursor<R> {
-  readonly query_timeout = 2_147_483_647
-  #ahead: Promise<R[]> | undefined
-
-  override read(rows: number): Promise<R[]>
-  override read(rows: number, callback: Cursor.ResultCallback<R>): undefined
-  override read(rows: number, callback?: Cursor.ResultCallback<R>): Promise<R[]> | undefined {
-    if (callback) return super.read(rows, callback)
-    const batch = this.#ahead ?? super.read(rows)
-    this.#ahead = undefined
-    return batch.then((got) => {
-      if (got.length === rows) {
-        this.#ahead = super.read(rows)
-        // Read by the next call; a failure nobody waits for (the reader stopped) is not a crash.
-        this.#ahead.catch(() => undefined)
-      }
-      return got
-    })
-  }
-
-  override close(): Promise<void>
-  override close(callback: (err: Error) => void): undefined
-  override close(callback?: (err: Error) => void): Promise<void> | undefined {
-    const ahead = this.#ahead
-    this.#ahead = undefined
-    if (!ahead) return callback ? super.close(callback) : super.close()
-    // The batch asked for ahead is received before the portal is closed.
-    const closed = ahead.then(
-      () => super.close(),
-      () => super.close(),
-    )
-    if (!callback) return closed
-    closed.then(() => callback(undefined as unknown as Error), callback)
-    return undefined
-  }
-}
-
 function openPostgres(url: string, max: number, onPoolError?: (error: Error) => void): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
@@ -111,7 +61,7 @@ function openPostgres(url: string, max: number, onPoolError?: (error: Error) => 
   // so every client gets a listener. The failed query answers 503; the pool discards the client.
   pool.on('error', (error) => onPoolError?.(error))
   pool.on('connect', (client) => client.on('error', (error) => onPoolError?.(error)))
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool), cursor: UnhurriedCursor }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) })
   return { db, kind: 'postgres', pool, close: () => db.destroy() }
 }
 

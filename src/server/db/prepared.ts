@@ -61,9 +61,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
   return {
     async connect() {
       const client = await pool.connect()
-      const query = (sql: string | pg.Submittable, parameters: readonly unknown[]) => {
-        // A cursor (the CSV exports' streaming reads, src/server/data/export-rows.ts) goes as it is.
-        if (typeof sql !== 'string') return client.query(sql)
+      const query = (sql: string, parameters: readonly unknown[]) => {
         const name = names.get(sql)
         const values = [...parameters]
         return client.query(name ? { name, text: sql, values } : { text: sql, values })

@@ -68,7 +68,7 @@ export function exportUsersCsv(ctx: AppContext, actor: Actor, query: UserExportQ
     `${u.id},${text(u.name)},${text(u.email)},${text(u.phone)},${u.role},${u.status},${u.email_verified},${isoTime(u.created_at)},${isoTime(u.updated_at)},${u.last_sign_in_at === null ? '' : isoTime(u.last_sign_in_at)}\r\n`
   return {
     filename: `users-${day(now)}.csv`,
-    body: csvBody(ctx, actor, 'Exported users', describeFilters(query), USER_COLUMNS, exportUsers(ctx.db, ctx.dbKind, { ...query, now }), line),
+    body: csvBody(ctx, actor, 'Exported users', describeFilters(query), USER_COLUMNS, exportUsers(ctx, { ...query, now }), line),
   }
 }
 
@@ -77,7 +77,7 @@ export function exportActivitiesCsv(ctx: AppContext, actor: Actor, query: Activi
     `${a.id},${isoTime(a.created_at)},${text(a.activity)},${text(a.details)},${text(a.ip_address)},${a.user_id ?? ''},${text(a.user_name)},${text(a.user_email)},${a.user_role ?? ''}\r\n`
   return {
     filename: `activity-logs-${day(ctx.clock())}.csv`,
-    body: csvBody(ctx, actor, 'Exported activity logs', describeFilters(query), ACTIVITY_COLUMNS, exportActivities(ctx.db, ctx.dbKind, query), line),
+    body: csvBody(ctx, actor, 'Exported activity logs', describeFilters(query), ACTIVITY_COLUMNS, exportActivities(ctx, query), line),
   }
 }
 
