@@ -66,7 +66,10 @@ export async function loadAccount(db: Kysely<Database>, now: Date, sub: string, 
     ),
   }
   const query = sessionUid ? accountQueries.withSession(sub, sessionUid, now) : accountQueries.alone(sub)
-  return (await runNamedStatement(db, query)).rows[0] as AccountRow | undefined
+  const account = (await runNamedStatement(db, query)).rows[0] as AccountRow | undefined
+  // Read once per engine request: an authorization's refusal check and its `findAccount` share it.
+  readAhead?.set(accountKey(sub, sessionUid), account)
+  return account
 }
 
 /** Built with the first database given: the statements are the same for every one. */
