@@ -205,10 +205,12 @@ async function* throughCopy<R>(pool: pg.Pool, query: CompiledQuery<unknown>, fro
       const end = data.lastIndexOf(0x0a)
       rest = end + 1 < data.length ? data.subarray(end + 1) : undefined
       if (end < 0) continue
-      for (const line of data.toString('utf8', 0, end).split('\n')) pending.push(fromCopy(copyFields(line)))
-      while (pending.length >= EXPORT_BATCH) {
-        yield pending.slice(0, EXPORT_BATCH)
-        pending = pending.slice(EXPORT_BATCH)
+      for (const line of data.toString('utf8', 0, end).split('\n')) {
+        pending.push(fromCopy(copyFields(line)))
+        if (pending.length === EXPORT_BATCH) {
+          yield pending
+          pending = []
+        }
       }
     }
     if (rest) throw new Error('COPY ended within a row')
