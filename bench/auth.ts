@@ -3,7 +3,7 @@ import os from 'node:os'
 import { hash, verify } from '@node-rs/argon2'
 import autocannon from 'autocannon'
 import pLimit from 'p-limit'
-import { seedBenchUsers, signIn } from './support/accounts'
+import { productRefreshRequest, seedBenchUsers, signIn } from './support/accounts'
 import { openLoop } from './support/open-loop'
 import { dropDatabase, machineLine, machineTime, recreateDatabase, startServer } from './support/server'
 import { freePort } from '../tests/support/server-process'
@@ -154,16 +154,7 @@ export async function run(): Promise<string> {
       url: `${server.url}/api/auth/refresh-token`,
       connections: 32,
       duration: SECONDS,
-      requests: [
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          setupRequest: (request) => ({ ...request, body: JSON.stringify({ refreshToken: pool.shift() }) }),
-          onResponse(status, body) {
-            if (status === 200) pool.push((JSON.parse(body) as { data: { refreshToken: string } }).data.refreshToken)
-          },
-        },
-      ],
+      requests: [productRefreshRequest(pool)],
     })
 
     console.log('/auth/me latency at 1,000 requests per second...')

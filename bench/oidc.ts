@@ -9,7 +9,7 @@ import { sql } from 'kysely'
 import { openDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
 import { freePort } from '../tests/support/server-process'
-import { seedBenchUsers, signIn, type SignedIn } from './support/accounts'
+import { productRefreshRequest, seedBenchUsers, signIn, type SignedIn, signInRequest } from './support/accounts'
 import { openLoop, type OpenLoopResult } from './support/open-loop'
 import { type BenchServer, dropDatabase, machineLine, recreateDatabase, startServer } from './support/server'
 
@@ -330,16 +330,7 @@ async function runEngine(engine: Engine, passwordHash: string): Promise<EngineRe
         url: `${base}/api/auth/refresh-token`,
         connections: CONNECTIONS,
         duration: seconds,
-        requests: [
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            setupRequest: (request) => ({ ...request, body: JSON.stringify({ refreshToken: productPool.shift() }) }),
-            onResponse(status, body) {
-              if (status === 200) productPool.push((JSON.parse(body) as { data: { refreshToken: string } }).data.refreshToken)
-            },
-          },
-        ],
+        requests: [productRefreshRequest(productPool)],
       })
     const exchangeLoad = (codes: string[]) =>
       cannon({
@@ -365,13 +356,7 @@ async function runEngine(engine: Engine, passwordHash: string): Promise<EngineRe
         connections: 16,
         duration: seconds,
         timeout: 30,
-        requests: [
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            setupRequest: (request) => ({ ...request, body: JSON.stringify({ email: emails[nextEmail++ % USERS], password: PASSWORD }) }),
-          },
-        ],
+        requests: [signInRequest(emails, PASSWORD, nextEmail)],
       })
 
     const context: Context = { engine, server, backends: () => [] }

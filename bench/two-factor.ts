@@ -4,7 +4,7 @@ import { hash, verify } from '@node-rs/argon2'
 import autocannon from 'autocannon'
 import { generateSync } from 'otplib'
 import pLimit from 'p-limit'
-import { seedBenchUsers, signIn } from './support/accounts'
+import { seedBenchUsers, signIn, signInRequest } from './support/accounts'
 import { dropDatabase, machineLine, recreateDatabase, startServer } from './support/server'
 
 /**
@@ -64,7 +64,6 @@ async function hasherRate(passwordHash: string, seconds: number): Promise<number
 }
 
 function signInRate(base: string, emails: string[], seconds: number): Promise<number> {
-  let next = 0
   return new Promise((resolve, reject) =>
     autocannon(
       {
@@ -72,13 +71,7 @@ function signInRate(base: string, emails: string[], seconds: number): Promise<nu
         connections: 16,
         duration: seconds,
         timeout: 30,
-        requests: [
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            setupRequest: (request) => ({ ...request, body: JSON.stringify({ email: emails[next++ % emails.length], password: PASSWORD }) }),
-          },
-        ],
+        requests: [signInRequest(emails, PASSWORD)],
       },
       (error, result) => (error ? reject(error) : resolve(result['2xx'] / result.duration)),
     ),

@@ -1,3 +1,4 @@
+import type autocannon from 'autocannon'
 import { query } from './server'
 
 /** Accounts the benchmarks sign in with, and signing in through the API. */
@@ -32,4 +33,30 @@ export async function signIn(base: string, email: string, password: string): Pro
   })
   if (!response.ok) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`)
   return ((await response.json()) as { data: SignedIn }).data
+}
+
+/** autocannon's request for sign-ins at `POST /api/auth/login`, taking these accounts in turn. */
+export function signInRequest(emails: string[], password: string, first = 0): autocannon.Request {
+  let next = first
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (request) => ({ ...request, body: JSON.stringify({ email: emails[next++ % emails.length], password }) }),
+  }
+}
+
+/**
+ * autocannon's request for the product's refresh at `POST /api/auth/refresh-token`: each request
+ * takes a refresh token from the pool and its answer puts the new one back, so that two requests
+ * never race for one session.
+ */
+export function productRefreshRequest(pool: string[]): autocannon.Request {
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (request) => ({ ...request, body: JSON.stringify({ refreshToken: pool.shift() }) }),
+    onResponse(status, body) {
+      if (status === 200) pool.push((JSON.parse(body) as { data: { refreshToken: string } }).data.refreshToken)
+    },
+  }
 }

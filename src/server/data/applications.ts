@@ -12,7 +12,8 @@ import type { Database, OidcApplicationsTable } from '~server/db/types'
 
 type Db = Kysely<Database> | Transaction<Database>
 
-const columns = [
+/** An application's columns, all but its secret's hash. */
+export const APPLICATION_COLUMNS = [
   'id',
   'name',
   'type',
@@ -25,7 +26,7 @@ const columns = [
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof OidcApplicationsTable)[]
-export type ApplicationRecord = Pick<Selectable<OidcApplicationsTable>, (typeof columns)[number]>
+export type ApplicationRecord = Pick<Selectable<OidcApplicationsTable>, (typeof APPLICATION_COLUMNS)[number]>
 
 /** What the protocol engine stores that belongs to one application, besides its grants. */
 export const TOKEN_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode'] as const
@@ -63,16 +64,16 @@ export function toApplication(row: ApplicationRecord): Application {
 
 /** Every application, oldest first. */
 export function listApplications(db: Db): Promise<ApplicationRecord[]> {
-  return db.selectFrom('oidc_applications').select(columns).orderBy('created_at').orderBy('id').execute()
+  return db.selectFrom('oidc_applications').select(APPLICATION_COLUMNS).orderBy('created_at').orderBy('id').execute()
 }
 
 export function findApplication(db: Db, id: string): Promise<ApplicationRecord | undefined> {
-  return db.selectFrom('oidc_applications').select(columns).where('id', '=', id).executeTakeFirst()
+  return db.selectFrom('oidc_applications').select(APPLICATION_COLUMNS).where('id', '=', id).executeTakeFirst()
 }
 
 /** The application, locked until the transaction ends (an edit reads what it changes from). */
 export function lockApplication(trx: Transaction<Database>, id: string): Promise<ApplicationRecord | undefined> {
-  return trx.selectFrom('oidc_applications').select(columns).where('id', '=', id).forUpdate().executeTakeFirst()
+  return trx.selectFrom('oidc_applications').select(APPLICATION_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst()
 }
 
 export interface ApplicationValues {
@@ -92,7 +93,7 @@ export function insertApplication(
   return trx
     .insertInto('oidc_applications')
     .values({ ...rest, secret_hash: secretHash, enabled: true, created_at: now, updated_at: now })
-    .returning(columns)
+    .returning(APPLICATION_COLUMNS)
     .executeTakeFirstOrThrow()
 }
 
@@ -106,7 +107,7 @@ export function updateApplication(
     .updateTable('oidc_applications')
     .set({ ...values, updated_at: now })
     .where('id', '=', id)
-    .returning(columns)
+    .returning(APPLICATION_COLUMNS)
     .executeTakeFirstOrThrow()
 }
 
@@ -116,12 +117,12 @@ export function replaceApplicationSecretHash(trx: Transaction<Database>, id: str
     .updateTable('oidc_applications')
     .set({ secret_hash: secretHash, updated_at: now })
     .where('id', '=', id)
-    .returning(columns)
+    .returning(APPLICATION_COLUMNS)
     .executeTakeFirstOrThrow()
 }
 
 export function deleteApplicationRow(trx: Transaction<Database>, id: string): Promise<ApplicationRecord | undefined> {
-  return trx.deleteFrom('oidc_applications').where('id', '=', id).returning(columns).executeTakeFirst()
+  return trx.deleteFrom('oidc_applications').where('id', '=', id).returning(APPLICATION_COLUMNS).executeTakeFirst()
 }
 
 /**

@@ -2,6 +2,7 @@ import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
 import Provider, { type Adapter, type AdapterPayload, errors } from 'oidc-provider'
 import type { Clock } from '~server/clock'
 import { recordActivity } from '~server/data/activities'
+import { APPLICATION_COLUMNS, TOKEN_MODELS as APPLICATION_TOKEN_MODELS } from '~server/data/applications'
 import type { Database } from '~server/db/types'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import { ACCOUNT_COLUMNS, type AccountRow, accountKey } from './accounts'
@@ -28,7 +29,7 @@ type Db = Kysely<Database>
 /** A grant's `last_used_at` is written again once it is this old (ms). */
 export const LAST_USED_PRECISION_MS = 60_000
 
-const TOKEN_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode'])
+const TOKEN_MODELS = new Set<string>(APPLICATION_TOKEN_MODELS)
 /** What may be used only once; consumed at once, conditionally (`consume`). */
 const SINGLE_USE_MODELS = new Set(['RefreshToken', 'AuthorizationCode'])
 /** What an engine request saves with its next write, or just before it answers. */
@@ -38,20 +39,8 @@ function text(value: unknown): string | null {
   return typeof value === 'string' && value.length > 0 ? value : null
 }
 
-const APPLICATION_COLUMNS = [
-  'id',
-  'name',
-  'type',
-  'secret_hash',
-  'redirect_uris',
-  'post_logout_redirect_uris',
-  'backchannel_logout_uri',
-  'allowed_roles',
-  'first_party',
-  'enabled',
-  'created_at',
-  'updated_at',
-] as const
+/** The engine's clients are applications with their secret's hash. */
+const CLIENT_COLUMNS = [...APPLICATION_COLUMNS, 'secret_hash'] as const
 
 export function createAdapterClass(base: Db, clock: Clock = () => new Date()): new (model: string) => Adapter {
   const db = () => providerTransaction.getStore() ?? base
@@ -90,7 +79,7 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
       )
       .where('t.model', '=', model)
       .where('t.id', '=', id)
-  const application = APPLICATION_COLUMNS.map((column) => `a.${column} as a_${column}` as const)
+  const application = CLIENT_COLUMNS.map((column) => `a.${column} as a_${column}` as const)
   const tokenWithItsApp = compiledOnce((model: string, id: string, now: Date) =>
     token(model, id, now).leftJoin('oidc_applications as a', 'a.id', 't.client_id').select(application),
   )
@@ -197,7 +186,7 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
       const row = (await runNamedStatement(db(), query)).rows[0] as ReadAheadRow | undefined
       const found = row?.payload ? this.open({ payload: row.payload, consumed_at: row.consumed_at, expires_at: row.expires_at }) : undefined
       const appId = clientId ?? row?.client_id
-      if (appId) request.applications.set(appId, row?.a_id ? (prefixed(row, 'a_', APPLICATION_COLUMNS) as ApplicationRow) : undefined)
+      if (appId) request.applications.set(appId, row?.a_id ? (prefixed(row, 'a_', CLIENT_COLUMNS) as ApplicationRow) : undefined)
       if (!row?.payload) return undefined
       if (clientId) request.tokens.set(`${model} ${id}`, found)
       if (row.grant_id) {
@@ -323,9 +312,6 @@ function staleLastUse(now: Date) {
   return (eb: ExpressionBuilder<Database, 'oidc_payloads'>) =>
     eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', new Date(now.getTime() - LAST_USED_PRECISION_MS))])
 }
-
-/** Whether a model's rows are the codes and tokens an app holds (what ending a session deletes). */
-export const isTokenModel = (model: string) => TOKEN_MODELS.has(model)
 
 /** Expired rows, deleted by housekeeping. */
 export async function deleteExpiredPayloads(db: Db, now: Date): Promise<number> {

@@ -17,7 +17,7 @@ import type { AccountRow } from './accounts'
  *   sent (`flushDeferredWrites`, run by the engine's innermost middleware): nothing is answered
  *   that is not stored. Every other statement of the request writes what is deferred first.
  *
- * A refresh grant runs three statements instead of seven, UserInfo one instead of three.
+ * A refresh grant runs three statements instead of six, UserInfo one instead of three.
  */
 export class EngineRequest {
   readonly grants = new Map<string, AdapterPayload | undefined>()
