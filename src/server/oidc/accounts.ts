@@ -1,4 +1,4 @@
-import type { CompiledQuery, ExpressionBuilder, Kysely } from 'kysely'
+import type { CompiledQuery, ExpressionBuilder, Kysely, RawBuilder } from 'kysely'
 import type { Role } from '~shared/constants'
 import { isUuid } from '~server/data/users'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
@@ -28,8 +28,8 @@ export interface AccountRow {
 
 export const ACCOUNT_COLUMNS = ['id', 'name', 'email', 'email_verified_at', 'phone', 'role', 'status', 'picture_id', 'updated_at'] as const
 
-/** Whether the product session linked to provider session `uid` is live at `now`. */
-export function productSessionLive(eb: ExpressionBuilder<Database, never>, uid: string, now: Date) {
+/** Whether the product session linked to provider session `uid` (a value, or a column's reference) is live at `now`. */
+export function productSessionLive(eb: ExpressionBuilder<Database, never>, uid: string | RawBuilder<string>, now: Date) {
   return eb.exists(
     eb
       .selectFrom('oidc_session_links as l')

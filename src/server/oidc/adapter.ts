@@ -5,7 +5,7 @@ import { recordActivity } from '~server/data/activities'
 import { APPLICATION_COLUMNS, TOKEN_MODELS as APPLICATION_TOKEN_MODELS } from '~server/data/applications'
 import type { Database } from '~server/db/types'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
-import { ACCOUNT_COLUMNS, type AccountRow, accountKey } from './accounts'
+import { ACCOUNT_COLUMNS, type AccountRow, accountKey, productSessionLive } from './accounts'
 import { applicationClientMetadata } from './clients'
 import { type ApplicationRow, type EngineRequest, engineRequest, flushDeferredWrites, providerTransaction, writeWithDeferred } from './engine-request'
 
@@ -64,19 +64,7 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
         'g.expires_at as g_expires_at',
       ])
       .select(ACCOUNT_COLUMNS.map((column) => `u.${column} as u_${column}` as const))
-      .select((eb) =>
-        eb
-          .exists(
-            eb
-              .selectFrom('oidc_session_links as l')
-              .innerJoin('sessions as s', 's.id', 'l.session_id')
-              .select('l.uid')
-              .whereRef('l.uid', '=', 't.session_uid')
-              .where('s.revoked_at', 'is', null)
-              .where('s.expires_at', '>', now),
-          )
-          .as('session_live'),
-      )
+      .select((eb) => productSessionLive(eb as ExpressionBuilder<Database, never>, sql.ref<string>('t.session_uid'), now).as('session_live'))
       .where('t.model', '=', model)
       .where('t.id', '=', id)
   const application = CLIENT_COLUMNS.map((column) => `a.${column} as a_${column}` as const)
