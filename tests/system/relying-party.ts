@@ -1,3 +1,4 @@
+import http from 'node:http'
 import { call, type ServerProcess } from './server-process'
 
 /**
@@ -40,9 +41,17 @@ export class CookieJar {
     }
   }
 
+  /**
+   * A request of this browser. One without a JSON body or a bearer token (the web app's API calls)
+   * is a navigation, and says so as browsers do (Accept: text/html, Sec-Fetch-Mode: navigate):
+   * mod_auth_openidc answers 401 instead of sending to the provider a request that is not one.
+   */
   async request(method: string, target: URL | string, options: { token?: string; csrf?: string; body?: unknown; form?: Record<string, string> } = {}): Promise<Response> {
     const url = new URL(target)
-    const headers: Record<string, string> = {}
+    const navigation = options.body === undefined && !options.token
+    const headers: Record<string, string> = navigation
+      ? { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' }
+      : { accept: '*/*', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty' }
     const cookie = this.header(url)
     if (cookie) headers.cookie = cookie
     if (options.token) headers.authorization = `Bearer ${options.token}`
@@ -55,7 +64,7 @@ export class CookieJar {
       headers['content-type'] = 'application/x-www-form-urlencoded'
       body = new URLSearchParams(options.form).toString()
     }
-    const response = await fetch(url, { method, headers, redirect: 'manual', ...(body !== undefined ? { body } : {}) })
+    const response = await send(method, url, headers, body)
     this.keep(url, response)
     return response
   }
@@ -71,6 +80,29 @@ export class CookieJar {
     }
     throw new Error('too many redirects')
   }
+}
+
+/**
+ * One HTTP request, answered as a fetch Response. Through node:http rather than fetch, which
+ * always says `Sec-Fetch-Mode: cors`: a browser's navigation says `navigate`.
+ */
+function send(method: string, url: URL, headers: Record<string, string>, body?: string): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const sized = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }
+    const request = http.request(url, { method, headers: sized }, (answer) => {
+      const chunks: Buffer[] = []
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk))
+      answer.on('error', reject)
+      answer.on('end', () => {
+        const received = new Headers()
+        for (let i = 0; i < answer.rawHeaders.length; i += 2) received.append(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!)
+        const status = answer.statusCode ?? 502
+        resolve(new Response([204, 205, 304].includes(status) ? null : new Uint8Array(Buffer.concat(chunks)), { status, headers: received }))
+      })
+    })
+    request.on('error', reject)
+    request.end(body)
+  })
 }
 
 export async function waitFor(condition: () => boolean, ms = 10_000): Promise<void> {
