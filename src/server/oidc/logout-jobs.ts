@@ -9,7 +9,7 @@ import { deliverBackchannelLogout } from './provider'
  * product session's provider sessions (migration 0014) or by the engine's own RP-initiated logout,
  * and delivered here: a signed `logout_token` POSTed to the app's registered URI. An app that is
  * down or answers an error is tried again after 1, 2, 4 … seconds, at most 10 minutes apart, for
- * MAX_ATTEMPTS tries (about an hour and a half); then the job is dropped with a warning. Any
+ * MAX_ATTEMPTS tries (about 67 minutes in all); then the job is dropped with a warning. Any
  * instance may deliver any job: each claims its batch with `FOR UPDATE SKIP LOCKED`.
  */
 export const MAX_ATTEMPTS = 16
