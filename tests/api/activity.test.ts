@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { searchTuning } from '~server/data/activity-list'
+import { entryWeek, searchTuning } from '~server/data/activity-list'
 import { useTestApp, type SignedIn } from '../support/test-app'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 
@@ -196,7 +196,7 @@ describe('activity totals past the exact-count cap', () => {
     expect(last.activities.at(-1).createdAt).toBe(new Date(t.clock.now().getTime() - 1500 * 60_000).toISOString())
   })
 
-  it('finds the same entries whichever way the search goes: all matches through the index, or a newest-first walk', async () => {
+  it('finds the same entries whichever way the search goes: all matches through the index, a newest-first walk, or week by week', async () => {
     const pages = async () => {
       const seen: string[][] = []
       for (const query of ['search=firefox', 'search=firefox&page=50', 'search=firefox&page=75', 'search=busy%20admin&activity=logged%20in&page=3']) {
@@ -206,16 +206,109 @@ describe('activity totals past the exact-count cap', () => {
     }
     const saved = { ...searchTuning }
     try {
-      const rare = await pages()
-      Object.assign(searchTuning, { rareMatches: 0, indexCostPerMatch: 1e9 })
-      const walked = await pages()
-      Object.assign(searchTuning, { rareMatches: 0, indexCostPerMatch: 0 })
+      Object.assign(searchTuning, { rareMatches: Infinity })
       const allMatches = await pages()
-      expect(walked).toEqual(rare)
-      expect(allMatches).toEqual(rare)
-      expect(rare[2]).toHaveLength(20)
+      Object.assign(searchTuning, { rareMatches: 0, readPerMatch: Infinity, weekScan: Infinity })
+      const walked = await pages()
+      Object.assign(searchTuning, { rareMatches: 0, walkPerEntry: Infinity, readPerMatch: Infinity, weekScan: 0, readPerWeekMatch: 0 })
+      const byWeek = await pages()
+      expect(walked).toEqual(allMatches)
+      expect(byWeek).toEqual(allMatches)
+      expect(allMatches[2]).toHaveLength(20)
     } finally {
       Object.assign(searchTuning, saved)
     }
+  })
+})
+
+describe('a search read week by week', () => {
+  const t = useTestApp()
+  let admin: SignedIn
+  const WEEK = 7 * 24 * 3600 * 1000
+  beforeAll(async () => {
+    admin = await t.signIn({ role: 'ADMIN', name: 'Weekly Admin' })
+    // 300 sign-ins over 40 weeks, the busiest weeks first, some weeks empty, several at the same
+    // moment (ties are ordered by id); every third from Chrome, the rest from Firefox.
+    await sql`
+      INSERT INTO activities (user_id, actor_id, kind, activity, details, ip_address, created_at)
+      SELECT ${admin.id}::uuid, ${admin.id}::uuid, CASE WHEN n % 5 = 0 THEN 'logged out' ELSE 'logged in' END,
+        CASE WHEN n % 5 = 0 THEN 'Logged out' ELSE 'Logged in' END,
+        CASE WHEN n % 3 = 0 THEN 'Chrome on Windows' ELSE 'Firefox on Linux' END, '10.0.0.2',
+        ${t.clock.now()}::timestamptz - (floor(sqrt(n) * 2.3) * ${WEEK / 1000} + (n % 4) * 3600) * interval '1 second'
+      FROM generate_series(1, 300) AS n WHERE floor(sqrt(n) * 2.3)::int % 7 <> 3
+    `.execute(t.ctx.db)
+  })
+
+  it('gives every page as the newest-first walk does, over many short runs of weeks, with filters and a date range', async () => {
+    const queries = [
+      'search=firefox&page=1',
+      'search=firefox&page=4',
+      'search=firefox&page=9',
+      'search=chrome&page=2&limit=10',
+      'search=weekly&activity=logged%20out&page=2&limit=10',
+      `search=firefox&from=${new Date(t.clock.now().getTime() - 20 * WEEK).toISOString()}&to=${new Date(t.clock.now().getTime() - 5 * WEEK).toISOString()}&page=2`,
+      'search=nomatch',
+    ]
+    const pages = async () => {
+      const seen: { ids: string[]; total: number }[] = []
+      for (const query of queries) {
+        const data = expectSuccess(await as(t, admin).get(`/api/admin/activity-logs?${query}`)).data
+        seen.push({ ids: data.activities.map((e: Entry) => e.id), total: data.pagination.total })
+      }
+      return seen
+    }
+    const saved = { ...searchTuning }
+    try {
+      Object.assign(searchTuning, { rareMatches: 0, readPerMatch: Infinity, weekScan: Infinity })
+      const walked = await pages()
+      Object.assign(searchTuning, { rareMatches: 0, walkPerEntry: Infinity, readPerMatch: Infinity, weekScan: 0, readPerWeekMatch: 0, longestWeekRun: 2 })
+      const byWeek = await pages()
+      expect(byWeek).toEqual(walked)
+      expect(walked[2]!.ids.length).toBeGreaterThan(0)
+      expect(walked[4]!.ids).toHaveLength(10)
+      expect(walked[5]!.ids.length).toBeGreaterThan(0)
+      expect(walked[6]!.ids).toHaveLength(0)
+    } finally {
+      Object.assign(searchTuning, saved)
+    }
+  })
+
+  it('matches a term with separators as typed, whichever way the search goes', async () => {
+    // The index is asked for the term's runs of letters ("alpha", "beta9"); the term itself decides.
+    const details = ['Key alpha.beta9 used', 'Key xalpha.beta99x used', 'Key alpha beta9 used', 'Key beta9.alpha used', 'Key alpha-beta9 used']
+    for (const [i, text] of details.entries()) {
+      await sql`INSERT INTO activities (user_id, actor_id, kind, activity, details, created_at)
+        VALUES (${admin.id}::uuid, ${admin.id}::uuid, 'updated', 'Updated profile', ${text}, ${new Date(t.clock.now().getTime() - i * 3 * WEEK)})`.execute(t.ctx.db)
+    }
+    const found = async () =>
+      expectSuccess(await as(t, admin).get('/api/admin/activity-logs?search=Alpha.Beta9'))
+        .data.activities.map((e: Entry) => e.details)
+        .sort()
+    const saved = { ...searchTuning }
+    try {
+      const ways = [
+        { rareMatches: Infinity },
+        { rareMatches: 0, readPerMatch: Infinity, weekScan: Infinity },
+        { rareMatches: 0, walkPerEntry: Infinity, readPerMatch: Infinity, weekScan: 0, readPerWeekMatch: 0, longestWeekRun: 2 },
+      ]
+      for (const way of ways) {
+        Object.assign(searchTuning, saved, way)
+        expect(await found()).toEqual(['Key alpha.beta9 used', 'Key xalpha.beta99x used'])
+      }
+    } finally {
+      Object.assign(searchTuning, saved)
+    }
+  })
+
+  it('reads each week through the index of weeks, filters and trigrams (the week as migration 0016 indexes it)', async () => {
+    const plan = await t.ctx.db.transaction().execute(async (trx) => {
+      // Only a bitmap scan is left to the planner, and only this index holds the conditions.
+      await sql`SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off`.execute(trx)
+      return sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT a.id FROM activities a
+        WHERE ${entryWeek} = 2900 AND a.search_text LIKE '%firefox%'`.execute(trx)
+    })
+    const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n')
+    expect(text).toContain('activities_search_weekly')
+    expect(text).toMatch(/Index Cond: .*= 2900\) AND \(search_text ~~ '%firefox%'::text\)\)/)
   })
 })

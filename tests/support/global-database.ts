@@ -3,10 +3,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
-import { openDatabase } from '~server/db/database'
+import { openDatabase, PGLITE_EXTENSIONS } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
 
 /**
@@ -38,7 +37,7 @@ export default async function setup(project: TestProject) {
       await admin.end()
     }
   }
-  const lite = await PGlite.create('memory://', { extensions: { pg_trgm } })
+  const lite = await PGlite.create('memory://', { extensions: PGLITE_EXTENSIONS })
   const handle = await openDatabase({ pglite: lite })
   await migrateToLatest(handle.db)
   await handle.close()

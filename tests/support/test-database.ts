@@ -1,10 +1,9 @@
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import pg from 'pg'
 import { inject } from 'vitest'
-import { type DatabaseHandle, openDatabase } from '~server/db/database'
+import { type DatabaseHandle, openDatabase, PGLITE_EXTENSIONS } from '~server/db/database'
 import { withDatabase } from './global-database'
 
 /** The engine the tests run on: PostgreSQL when TEST_DATABASE_URL is set, else PGlite. */
@@ -38,7 +37,7 @@ export async function openTestDatabase(options: { poolSize?: number } = {}): Pro
     }
   }
   const snapshot = fs.readFileSync(inject('pgliteSnapshot'))
-  const lite = await PGlite.create('memory://', { extensions: { pg_trgm }, loadDataDir: new Blob([snapshot]) })
+  const lite = await PGlite.create('memory://', { extensions: PGLITE_EXTENSIONS, loadDataDir: new Blob([snapshot]) })
   const handle = await openDatabase({ pglite: lite })
   return {
     ...handle,
@@ -73,7 +72,7 @@ export async function openEmptyTestDatabase(): Promise<DatabaseHandle> {
       },
     }
   }
-  const lite = await PGlite.create('memory://', { extensions: { pg_trgm } })
+  const lite = await PGlite.create('memory://', { extensions: PGLITE_EXTENSIONS })
   const handle = await openDatabase({ pglite: lite })
   return {
     ...handle,

@@ -2,9 +2,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import pg from 'pg'
 import { createPostgresDatabase as createDatabase, type ServerProcess } from '../support/server-process'
+import { PGLITE_EXTENSIONS } from '~server/db/database'
 
 /** What the whole-process tests share, beside the server process itself (tests/support/server-process.ts). */
 
@@ -77,7 +77,7 @@ export async function queryStore<T>(store: { dataDir: string; databaseUrl?: stri
       await client.end()
     }
   }
-  const lite = await PGlite.create(path.join(store.dataDir, 'pgdata'), { extensions: { pg_trgm } })
+  const lite = await PGlite.create(path.join(store.dataDir, 'pgdata'), { extensions: PGLITE_EXTENSIONS })
   try {
     return (await lite.query<T>(sql)).rows
   } finally {

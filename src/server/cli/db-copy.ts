@@ -2,13 +2,12 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { PGlite } from '@electric-sql/pglite'
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { type Kysely, Migrator, NO_MIGRATIONS, sql } from 'kysely'
 import pg from 'pg'
 import { loadConfig } from '~server/config/env'
 import { parseSecret } from '~server/config/secrets'
 import { DataDirLockedError, lockDataDir } from '~server/db/data-dir-lock'
-import { openDatabase } from '~server/db/database'
+import { openDatabase, PGLITE_EXTENSIONS } from '~server/db/database'
 import { migrateToLatest, migrationProvider } from '~server/db/migrate'
 import { copyDatabase } from '~server/db/copy/copy-tables'
 
@@ -43,7 +42,7 @@ async function main(): Promise<void> {
     if (!fs.existsSync(path.join(pgdata, 'PG_VERSION'))) throw new Refusal(`There is no embedded database in ${pgdata} (DATA_DIR=${config.dataDir}).`)
     await assertEmptyTarget(to)
 
-    const lite = await PGlite.create(pgdata, { extensions: { pg_trgm } })
+    const lite = await PGlite.create(pgdata, { extensions: PGLITE_EXTENSIONS })
     const source = await openDatabase({ pglite: lite })
     const target = await openDatabase({ url: to, poolSize: 1 })
     try {

@@ -13,10 +13,12 @@ import { pictureUrl } from './users'
  * kept, in lower case, in the entry's `search_text` (migration 0002), on a trigram index.
  *
  * Searching everyone's ten million entries, the planner's estimate of how common the term is
- * decides between reading all its matches through the trigram index (rare terms, or matches too
- * far apart for the page) and walking newest first, testing each entry, until the page is full.
- * The total is exact when all matches were read (up to the cap) or the walk reached the oldest
- * entry; otherwise it is the planner's estimate. A term
+ * decides between three ways to the newest matches (decisions 0104 and 0121): reading all its
+ * matches through the trigram index (rare terms), walking newest first and testing each entry
+ * until the page is full (terms met soon), or reading the matches week by week, newest week
+ * first, through the index of weeks and trigrams (deep pages, and terms in between). The total is
+ * exact when all matches were read (up to the cap) or the search reached the oldest entry;
+ * otherwise it is the planner's estimate. A term
  * too short for trigrams is looked for in the newest SHORT_SEARCH_WINDOW entries only. One user's
  * own entries are few enough to search in one go.
  */
@@ -106,23 +108,121 @@ export async function listActivities(
   const entries = ranged
     ? await plannerEstimate(db, sql`SELECT a.id FROM activities a WHERE ${all(kind)}`.compile(db))
     : await countActivities(db, input.activity)
-  // Entries a newest-first walk is expected to read before it has the page.
-  const walk = need / Math.min(1, Math.max(estimated, 1) / Math.max(entries, 1))
+  const way = await searchWay(db, kind, { need, estimated, entries })
+  // The estimate above is the planner's for the whole term; the index is asked for its runs (search.ts).
+  const indexed = [...kind, ...term.fragments.map((fragment) => sql`a.search_text LIKE lower(${fragment})`)]
+  if (term.fragments.length !== 1 || term.fragments[0] !== term.pattern) indexed.push(sql`strpos(a.search_text, lower(${term.text})) > 0`)
   let found: string[]
   let total: number
-  if (estimated <= searchTuning.rareMatches || walk > estimated * searchTuning.indexCostPerMatch) {
+  if (way.kind === 'all') {
     // Few matches, or far apart: read them all through the trigram index, newest first; the same
     // pass counts them exactly (up to the cap).
-    found = await matchesNewestFirst(db, conditions, Math.max(need, EXACT_COUNT_CAP + 1))
+    found = await matchesNewestFirst(db, indexed, Math.max(need, EXACT_COUNT_CAP + 1))
     total = found.length <= EXACT_COUNT_CAP ? found.length : Math.max(estimated, found.length)
-  } else {
+  } else if (way.kind === 'walk') {
     // Common enough to be met soon: walk newest first and test each entry. strpos, which no index
     // serves, keeps the planner from reading every match through the trigram index instead.
     const walked = [...kind, sql`strpos(a.search_text, lower(${term.text})) > 0`]
     found = await matchesNewestFirst(db, walked, need)
     total = found.length < need ? found.length : Math.max(estimated, found.length)
+  } else {
+    found = await matchesWeekByWeek(db, indexed, need, way)
+    total = found.length < need ? found.length : Math.max(estimated, found.length)
   }
   return { rows: await entriesById(db, found.slice(offset, offset + input.limit)), total }
+}
+
+/**
+ * How a search of everyone's entries picks its way, from costs measured on the benchmark's ten
+ * million entries (docs/decisions/0121), in milliseconds:
+ * - rareMatches: the planner never estimates a LIKE below 1 row in 10,000 (1,000 entries there);
+ *   at or near that floor a term is rare, and its matches are read all at once;
+ * - walkPerEntry: one entry walked newest first and tested;
+ * - readPerMatch: one match read through the trigram index, all matches at once (a heap page of its own);
+ * - weekScan, readPerWeekMatch: one week's index scan, and each of its matches read;
+ * - longestWeekRun: at most this many weeks are read in one statement.
+ * Tests change them to exercise each way on a small database.
+ */
+export const searchTuning = {
+  rareMatches: 2_000,
+  walkPerEntry: 0.0003,
+  readPerMatch: 0.003,
+  weekScan: 1,
+  readPerWeekMatch: 0.003,
+  longestWeekRun: 64,
+}
+
+type SearchWay = { kind: 'all' } | { kind: 'walk' } | { kind: 'weeks'; newest: number; oldest: number; perWeek: number }
+
+/** An entry's week: whole weeks since Monday 1970-01-05, UTC (the first column of migration 0016's index). */
+export const entryWeek = sql`((((a.created_at AT TIME ZONE 'UTC')::date) - DATE '1970-01-05') / 7)`
+const WEEK_MS = 7 * 24 * 3600 * 1000
+const MONDAY_1970 = Date.UTC(1970, 0, 5)
+const weekOf = (at: Date) => Math.floor((at.getTime() - MONDAY_1970) / WEEK_MS)
+
+async function searchWay(
+  db: Kysely<Database>,
+  kind: RawBuilder<unknown>[],
+  { need, estimated, entries }: { need: number; estimated: number; entries: number },
+): Promise<SearchWay> {
+  const tuning = searchTuning
+  if (estimated <= tuning.rareMatches) return { kind: 'all' }
+  // Entries a newest-first walk is expected to read before it has the page.
+  const walk = need / Math.min(1, Math.max(estimated, 1) / Math.max(entries, 1))
+  const walkCost = walk * tuning.walkPerEntry
+  const allCost = estimated * tuning.readPerMatch
+  // The weeks' cost needs the weeks the entries span: only asked when the walk is not cheap already.
+  let weeks: SearchWay | undefined
+  let weeksCost = Infinity
+  if (walkCost > tuning.weekScan) {
+    const span = await sql<{ oldest: Date | null; newest: Date | null }>`
+      SELECT min(a.created_at) AS oldest, max(a.created_at) AS newest FROM activities a WHERE ${all(kind)}`.execute(db)
+    const { oldest, newest } = span.rows[0] ?? {}
+    if (oldest && newest) {
+      const newestWeek = weekOf(new Date(newest))
+      const oldestWeek = weekOf(new Date(oldest))
+      const perWeek = estimated / (newestWeek - oldestWeek + 1)
+      const weeksNeeded = Math.min(newestWeek - oldestWeek + 1, Math.ceil(need / perWeek))
+      weeks = { kind: 'weeks', newest: newestWeek, oldest: oldestWeek, perWeek }
+      weeksCost = weeksNeeded * tuning.weekScan + Math.min(estimated, need + perWeek / 2) * tuning.readPerWeekMatch
+    }
+  }
+  if (weeks && weeksCost < walkCost && weeksCost < allCost) return weeks
+  return allCost < walkCost ? { kind: 'all' } : { kind: 'walk' }
+}
+
+/**
+ * The newest `need` matches, read a run of weeks at a time, newest first, each week through the
+ * weeks-and-trigrams index (one index scan per week, the page's filter and date range in it).
+ * A run is sized from the matches a week holds (the planner's estimate at first, then what the
+ * weeks read so far held), with a margin; the runs never overlap, so their matches follow one
+ * another in order.
+ */
+async function matchesWeekByWeek(
+  db: Kysely<Database>,
+  conditions: RawBuilder<unknown>[],
+  need: number,
+  way: Extract<SearchWay, { kind: 'weeks' }>,
+): Promise<string[]> {
+  const found: string[] = []
+  let next = way.newest
+  let perWeek = way.perWeek
+  let weeksRead = 0
+  while (found.length < need && next >= way.oldest) {
+    const run = Math.max(1, Math.min(searchTuning.longestWeekRun, next - way.oldest + 1, Math.ceil(((need - found.length) * 1.25) / Math.max(perWeek, 1e-9))))
+    const weeks = Array.from({ length: run }, (_, i) => next - i)
+    const rows = await sql<{ id: string }>`
+      SELECT x.id FROM unnest(${weeks}::int[]) AS w(n)
+      CROSS JOIN LATERAL (SELECT a.id, a.created_at FROM activities a WHERE ${entryWeek} = w.n AND ${all(conditions)}) x
+      ORDER BY x.created_at DESC, x.id DESC LIMIT ${need - found.length}`.execute(db)
+    for (const row of rows.rows) found.push(String(row.id))
+    next -= run
+    weeksRead += run
+    // What the weeks read so far held, for the next run (at least one match's worth, so a run of
+    // empty weeks does not look like the end).
+    perWeek = Math.max(found.length, 1) / weeksRead
+  }
+  return found
 }
 
 /**
@@ -141,16 +241,6 @@ async function entriesById(db: Kysely<Database>, ids: string[]): Promise<Activit
   const rows = await sql<ActivityRow>`SELECT ${columns} ${withUser} WHERE a.id = ANY(${ids}::bigint[]) ${newestFirst}`.execute(db)
   return rows.rows
 }
-
-/**
- * How a search of everyone's entries picks its way (measured on the benchmark's ten million):
- * - rareMatches: the planner never estimates a LIKE below 1 row in 10,000 (1,000 entries there);
- *   at or near that floor a term is rare, and its matches are read all at once;
- * - indexCostPerMatch: reading one match through the trigram index (a heap page of its own)
- *   costs about as much as walking this many entries newest first.
- * Tests change them to exercise both ways on a small database.
- */
-export const searchTuning = { rareMatches: 2_000, indexCostPerMatch: 25 }
 
 async function matchesNewestFirst(db: Kysely<Database>, conditions: RawBuilder<unknown>[], limit: number): Promise<string[]> {
   const rows = await sql<{ id: string }>`SELECT a.id FROM activities a WHERE ${all(conditions)} ${newestFirst} LIMIT ${limit}`.execute(db)

@@ -1,12 +1,16 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { preparingPool } from './prepared'
 import type { Database, DatabaseKind } from './types'
+
+/** The PostgreSQL extensions the migrations create, as PGlite loads them: every PGlite opened on the product's data takes these. */
+export const PGLITE_EXTENSIONS = { pg_trgm, btree_gin }
 
 export interface DatabaseHandle {
   db: Kysely<Database>
@@ -31,7 +35,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     lite = options.pglite
   } else {
     fs.mkdirSync(options.dataDir, { recursive: true })
-    lite = await PGlite.create(path.join(options.dataDir, 'pgdata'), { extensions: { pg_trgm } })
+    lite = await PGlite.create(path.join(options.dataDir, 'pgdata'), { extensions: PGLITE_EXTENSIONS })
   }
   const pool = new pg.Pool(createPgConfig(lite))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) })

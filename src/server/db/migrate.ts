@@ -14,6 +14,7 @@ import * as adminListOrders from '~server/db/migrations/0012_admin_list_orders'
 import * as invitationsAndAudit from '~server/db/migrations/0013_invitations_and_audit'
 import * as signInWithAccounts from '~server/db/migrations/0014_sign_in_with_accounts'
 import * as emailOrderCovering from '~server/db/migrations/0015_email_order_covering'
+import * as activitySearchByWeek from '~server/db/migrations/0016_activity_search_by_week'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0013_invitations_and_audit': invitationsAndAudit,
   '0014_sign_in_with_accounts': signInWithAccounts,
   '0015_email_order_covering': emailOrderCovering,
+  '0016_activity_search_by_week': activitySearchByWeek,
 }
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations }
