@@ -61,6 +61,8 @@ const utcText = (column: RawBuilder<unknown>) => sql<string>`(${column} AT TIME 
 
 /** `utcText`'s form as `toISOString` writes it: a T, milliseconds (cut, not rounded, as a Date's), a Z. */
 export function isoTime(text: string): string {
+  // Most times carry all six digits of a second: one cut of the text.
+  if (text.length >= 23) return `${text.slice(0, 10)}T${text.slice(11, 23)}Z`
   const milliseconds = text.length > 20 ? text.slice(20, 23).padEnd(3, '0') : '000'
   return `${text.slice(0, 10)}T${text.slice(11, 19)}.${milliseconds}Z`
 }
@@ -229,10 +231,15 @@ const ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t:
 
 /** One row of COPY's text format: fields split by tabs, `\N` for NULL, backslash escapes. */
 export function copyFields(line: string): (string | null)[] {
-  return line.split('\t').map((field) => {
-    if (field === '\\N') return null
-    return field.includes('\\') ? field.replace(/\\(.)/g, (_, c: string) => ESCAPES[c] ?? c) : field
-  })
+  const fields: (string | null)[] = line.split('\t')
+  // Most lines hold no backslash but those of `\N`: only their fields are looked at again.
+  if (!line.includes('\\')) return fields
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!
+    if (field === '\\N') fields[i] = null
+    else if (field.includes('\\')) fields[i] = field.replace(/\\(.)/g, (_, c: string) => ESCAPES[c] ?? c)
+  }
+  return fields
 }
 
 /**

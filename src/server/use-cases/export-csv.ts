@@ -57,8 +57,13 @@ export function csvLines(records: string[][]): string {
  * for, and are written as they are: one line per row, built without arrays (docs/decisions/0114).
  */
 function text(value: string | null): string {
-  return value === null || value === '' ? '' : csvField(guardCell(value))
+  if (value === null || value === '') return ''
+  // One test for the few cells that need the guard or quotes; the rest are written as they are.
+  return NEEDS_CARE.test(value) ? csvField(guardCell(value)) : value
 }
+
+/** What `guardCell` or `csvField` would change. */
+const NEEDS_CARE = /^[=+\-@\t\r]|[",\r\n]/
 
 const day = (now: Date) => now.toISOString().slice(0, 10)
 
