@@ -92,8 +92,9 @@ export async function seedDatabase(db: Kysely<Database>, options: SeedOptions): 
     await sql`SET work_mem = '256MB'`.execute(conn)
     await sql`SET maintenance_work_mem = '1GB'`.execute(conn)
     await sql`SET synchronous_commit = off`.execute(conn)
-    // This session only: no per-row triggers during the load. The seed writes what they would
-    // (search texts) itself, and recounts the trigger-kept totals at the end.
+    // This session only: no triggers during the load. The seed writes what they would (search
+    // texts) itself, and recounts the trigger-kept totals (user_counts, activity_counts,
+    // sign_ups_by_day) at the end.
     await sql`SET session_replication_role = replica`.execute(conn)
 
     const setAside = await setAsideIndexesAndKeys(conn, ['users', 'activities'])
@@ -111,6 +112,7 @@ export async function seedDatabase(db: Kysely<Database>, options: SeedOptions): 
     await sql`VACUUM (ANALYZE) activities`.execute(conn)
     await sql`ANALYZE user_counts`.execute(conn)
     await sql`ANALYZE activity_counts`.execute(conn)
+    await sql`ANALYZE sign_ups_by_day`.execute(conn)
   })
   log(`seeded: ${await countRows(db, 'users')} users, ${await countRows(db, 'activities')} activity entries`)
 }
@@ -134,6 +136,9 @@ async function recount(db: Kysely<Database>): Promise<void> {
     SELECT role, status, email_verified_at IS NOT NULL, mfa_enabled, 0, count(*) FROM users GROUP BY 1, 2, 3, 4`.execute(db)
   await sql`DELETE FROM activity_counts`.execute(db)
   await sql`INSERT INTO activity_counts (kind, slot, n) SELECT kind, 0, count(*) FROM activities GROUP BY kind`.execute(db)
+  await sql`DELETE FROM sign_ups_by_day`.execute(db)
+  await sql`INSERT INTO sign_ups_by_day (day, slot, n)
+    SELECT (created_at AT TIME ZONE 'UTC')::date, 0, count(*) FROM users GROUP BY 1`.execute(db)
 }
 
 interface SetAside {

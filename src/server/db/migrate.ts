@@ -15,6 +15,7 @@ import * as invitationsAndAudit from '~server/db/migrations/0013_invitations_and
 import * as signInWithAccounts from '~server/db/migrations/0014_sign_in_with_accounts'
 import * as emailOrderCovering from '~server/db/migrations/0015_email_order_covering'
 import * as activitySearchByWeek from '~server/db/migrations/0016_activity_search_by_week'
+import * as signUpsByDay from '~server/db/migrations/0017_sign_ups_by_day'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0014_sign_in_with_accounts': signInWithAccounts,
   '0015_email_order_covering': emailOrderCovering,
   '0016_activity_search_by_week': activitySearchByWeek,
+  '0017_sign_ups_by_day': signUpsByDay,
 }
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations }

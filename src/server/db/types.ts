@@ -127,6 +127,16 @@ export interface ActivityCountsTable {
   n: ColumnType<string, string | number, string | number>
 }
 
+/**
+ * Accounts created per UTC day, kept by triggers (migration 0017); a day's number is the sum over
+ * its slots. Read `day` as text (`day::text`): node-postgres turns a date into local midnight.
+ */
+export interface SignUpsByDayTable {
+  day: ColumnType<Date, string, string>
+  slot: number
+  n: ColumnType<string, string | number, string | number>
+}
+
 /** An account's authenticator-app secret, sealed; `enabled_at` null while its setup waits for a code (migration 0010). */
 export interface TotpCredentialsTable {
   user_id: string
@@ -254,6 +264,7 @@ export interface Database {
   pictures: PicturesTable
   user_counts: UserCountsTable
   activity_counts: ActivityCountsTable
+  sign_ups_by_day: SignUpsByDayTable
   sessions: SessionsTable
   refresh_tokens: RefreshTokensTable
   one_time_tokens: OneTimeTokensTable
