@@ -56,7 +56,19 @@ async function tablesIn(url: string): Promise<string[]> {
   }
 }
 
-const COUNTED = ['users', 'sessions', 'refresh_tokens', 'one_time_tokens', 'activities', 'pictures', 'mail_jobs', 'user_counts', 'activity_counts', 'rate_limits']
+const COUNTED = [
+  'users',
+  'sessions',
+  'refresh_tokens',
+  'one_time_tokens',
+  'activities',
+  'pictures',
+  'mail_jobs',
+  'user_counts',
+  'activity_counts',
+  'sign_ups_by_day',
+  'rate_limits',
+]
 
 async function counts(store: { dataDir: string; databaseUrl?: string }): Promise<Record<string, number>> {
   const selects = COUNTED.map((table) => `(SELECT count(*) FROM ${table})::int AS ${table}`).join(', ')
@@ -178,10 +190,12 @@ describe.skipIf(missing)(`db:copy from the embedded database to PostgreSQL${miss
     expect(await counts(store)).toEqual(before)
     // Rows came over as they were: the counters were not counted again, the search text not rewritten.
     const sums = `SELECT (SELECT sum(n) FROM user_counts)::int AS users, (SELECT sum(n) FROM activity_counts)::int AS entries,
+      (SELECT sum(n) FROM sign_ups_by_day)::int AS "signUps",
       (SELECT string_agg(search_text, '|' ORDER BY id) FROM activities) AS search, (SELECT string_agg(email || role || status, '|' ORDER BY email) FROM users) AS people`
     const [copied] = await queryStore<Record<string, unknown>>(store, sums)
     expect(copied).toEqual((await queryStore<Record<string, unknown>>({ dataDir }, sums))[0])
     expect(copied!.users).toBe(3)
+    expect(copied!.signUps).toBe(3)
     expect(copied!.entries).toBe(before.activities)
 
     // The server on PostgreSQL, with only what db:copy printed (and a data directory of its own).
