@@ -182,12 +182,18 @@ export interface SignedInPerson {
 }
 
 /** What the web app does on /login?interaction= and /consent?interaction=, as calls. */
-export async function continueAsSignedIn(browser: TestBrowser, page: URL, person: SignedInPerson, options: { consent?: 'allow' | 'deny' } = {}): Promise<URL> {
+export async function continueAsSignedIn(
+  browser: TestBrowser,
+  page: URL,
+  person: SignedInPerson,
+  options: { consent?: 'allow' | 'deny'; steps?: string[] } = {},
+): Promise<URL> {
   let at = page
   for (let i = 0; i < 5; i++) {
     const uid = at.searchParams.get('interaction')
     if (!uid || (at.pathname !== '/login' && at.pathname !== '/consent')) return at
     const step = at.pathname === '/login' ? 'login' : options.consent === 'deny' ? 'abort' : 'consent'
+    options.steps?.push(step)
     const response = await browser.request('POST', `/api/oidc/interactions/${uid}/${step}`, { token: person.accessToken, csrf: person.csrfToken, body: {} })
     if (response.statusCode !== 200) throw new Error(`${step} step answered ${response.statusCode}: ${response.body}`)
     at = await browser.follow(response.json().data.redirectTo)

@@ -58,17 +58,25 @@ export function secretMatches(storedHashHex: string | undefined, sent: unknown):
   return stored.length === actual.length && crypto.timingSafeEqual(stored, actual)
 }
 
+/**
+ * The engine keeps our own metadata fields on its client under their own names; read there, not
+ * through `metadata()`, which builds the whole metadata object again on every call (it was 2% of
+ * a UserInfo's CPU).
+ */
+type EngineClient = object | undefined
+const property = (client: EngineClient, name: string): unknown => (client ? (client as Record<string, unknown>)[name] : undefined)
+
 /** The roles an application admits (empty: every role), from its client metadata. */
-export function allowedRolesOf(client: { metadata(): Record<string, unknown> } | undefined): readonly Role[] {
-  const roles = client?.metadata()[ALLOWED_ROLES_METADATA]
+export function allowedRolesOf(client: EngineClient): readonly Role[] {
+  const roles = property(client, ALLOWED_ROLES_METADATA)
   return Array.isArray(roles) ? (roles as Role[]) : []
 }
 
-export function isFirstParty(client: { metadata(): Record<string, unknown> } | undefined): boolean {
-  return client?.metadata()[FIRST_PARTY_METADATA] === true
+export function isFirstParty(client: EngineClient): boolean {
+  return property(client, FIRST_PARTY_METADATA) === true
 }
 
-export function roleAllowed(client: { metadata(): Record<string, unknown> } | undefined, role: Role): boolean {
+export function roleAllowed(client: EngineClient, role: Role): boolean {
   const roles = allowedRolesOf(client)
   return roles.length === 0 || roles.includes(role)
 }

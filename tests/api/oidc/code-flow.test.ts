@@ -22,9 +22,10 @@ describe('Sign in with Accounts: the code flow', () => {
     const browser = new TestBrowser(test)
     const started = await startAuthorization(config, application, { scope: options.scope ?? 'openid profile email phone roles offline_access' })
     const page = await browser.follow(started.url.toString())
-    const callback = await continueAsSignedIn(browser, page, person)
+    const steps: string[] = []
+    const callback = await continueAsSignedIn(browser, page, person, { steps })
     const tokens = await exchangeCode(config, callback, started)
-    return { application, config, person, browser, started, page, callback, tokens }
+    return { application, config, person, browser, started, page, steps, callback, tokens }
   }
 
   it('publishes discovery at the issuer, with the contract’s choices', async () => {
@@ -166,6 +167,7 @@ describe('Sign in with Accounts: the code flow', () => {
   it('skips the consent page for a first-party app, and remembers consent for the others', async () => {
     const first = await signInThroughApp({ firstParty: true })
     expect(first.page.pathname).toBe('/login')
+    expect(first.steps).toEqual(['login'])
     // A second sign-in to the same app in the same browser: no page at all (single sign-on, consent remembered).
     const again = await startAuthorization(first.config, first.application, { scope: 'openid profile email phone roles offline_access' })
     const landing = await first.browser.follow(again.url.toString())
@@ -174,6 +176,7 @@ describe('Sign in with Accounts: the code flow', () => {
     expect(tokens.claims()!.sub).toBe(first.person.id)
 
     const third = await signInThroughApp()
+    expect(third.steps).toEqual(['login', 'consent'])
     const repeat = await startAuthorization(third.config, third.application, { scope: 'openid profile email phone roles offline_access' })
     const direct = await third.browser.follow(repeat.url.toString())
     expect(direct.origin + direct.pathname).toBe(third.application.redirectUri)
