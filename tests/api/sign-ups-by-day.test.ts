@@ -123,6 +123,24 @@ describe('the sign-ups counter', () => {
     await expectChange({ '2026-05-29': -1, '2026-05-30': -2, '2026-05-31': -1 }, () => t.ctx.db.deleteFrom('users').where('id', 'in', ids).execute())
   })
 
+  it('stays exact under many accounts written and removed at once (parallel transactions on PostgreSQL)', async () => {
+    const times = ['2026-05-25 23:59:59+00', '2026-05-26 00:00:00+00', '2026-05-26 12:00:00+00']
+    const ids: string[] = []
+    await expectChange({ '2026-05-25': 20, '2026-05-26': 40 }, async () => {
+      for (const made of await Promise.all(Array.from({ length: 20 }, () => insertAt(t.ctx.db, times)))) ids.push(...made)
+    })
+    await expectChange({ '2026-05-25': -20, '2026-05-26': -40 }, () =>
+      Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          t.ctx.db
+            .deleteFrom('users')
+            .where('id', 'in', ids.slice(index * 3, index * 3 + 3))
+            .execute(),
+        ),
+      ),
+    )
+  })
+
   it('moves an account whose creation time is changed to another day, and only then', async () => {
     const [id] = await insertAt(t.ctx.db, ['2026-05-10 12:00:00+00'])
     const setCreated = (at: string) => sql`UPDATE users SET created_at = ${at}::timestamptz WHERE id = ${id}`.execute(t.ctx.db)
