@@ -612,7 +612,7 @@ export async function run(): Promise<string> {
     '  kinds and trigrams, until the page is full. The index is asked for the runs of letters and digits of the term.',
     "- Totals under a search: exact up to 1,000 matches, the planner's estimate beyond (0103).",
     '- Statistics: sums over the counter tables (a few dozen rows) and the 10 newest entries; through HTTP the',
-    "  dashboard's call also counts the last 30 days' sign-ups (a walk of the users' creation-time index, 0119).",
+    "  dashboard's call also sums the last 30 days' sign-ups from their counter (at most 240 rows, 0119).",
     '',
     `Machine load (1, 5, 15 min) when the run started: ${loadAtStart}. Other work on the machine shares its two cores;`,
     'timings on an idle machine are lower. EXPLAIN ANALYZE below times every row and node, which costs much on this',
