@@ -214,6 +214,13 @@ async function* throughCopy<R>(pool: pg.Pool, query: CompiledQuery<unknown>, fro
           pending = []
         }
       }
+      // What this piece of the stream held is handed on now, not kept while the next one arrives:
+      // rows that lived on across reads were promoted to the old generation, and the server's
+      // memory grew by that garbage until a full collection.
+      if (pending.length > 0) {
+        yield pending
+        pending = []
+      }
     }
     if (rest) throw new Error('COPY ended within a row')
     if (pending.length > 0) yield pending
