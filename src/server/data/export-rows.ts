@@ -15,7 +15,7 @@ import { filteredUsers, SORT_KEYS, userOrder } from './user-list'
  * - on PostgreSQL, one `COPY (query) TO STDOUT` in its text format (pg-copy-streams), in a
  *   read-only REPEATABLE READ transaction: one snapshot for the whole file, the statement timeout
  *   lifted for it alone, the rows streamed as the client takes them (the socket is paused while
- *   the download is behind), turned back into rows and handed on BATCH at a time. COPY sends rows
+ *   the download is behind), turned back into rows and handed on as each piece of the stream is read (at most BATCH at a time). COPY sends rows
  *   at twice the pace a cursor's fetches did (docs/decisions/0120);
  * - on PGlite (one connection for everything), batches read by keyset: each the next BATCH rows
  *   after the last one sent, in the list's order, so that other requests run between batches.
