@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { hash } from '@node-rs/argon2'
+import { hash, verifySync } from '@node-rs/argon2'
 import autocannon from 'autocannon'
 import { sql } from 'kysely'
 import { openDatabase } from '~server/db/database'
@@ -478,9 +478,21 @@ function engineSection(result: EngineResult): string {
   ].join('\n')
 }
 
+/** Password verifications a second, one at a time for three seconds: how fast this machine is, whatever else is measured. */
+function hasherRate(passwordHash: string): number {
+  const started = performance.now()
+  let done = 0
+  while (performance.now() - started < 3000) {
+    verifySync(passwordHash, PASSWORD)
+    done++
+  }
+  return (done * 1000) / (performance.now() - started)
+}
+
 export async function run(): Promise<string> {
   const engines = (process.env.BENCH_OIDC_ENGINES ?? 'pglite,postgres').split(',').map((name) => name.trim()) as Engine[]
   const passwordHash = await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 })
+  const machineSpeed = hasherRate(passwordHash)
   const results: EngineResult[] = []
   for (const engine of engines) results.push(await runEngine(engine, passwordHash))
   const summary = results.map((r) => `${r.engine === 'postgres' ? 'PostgreSQL' : 'PGlite'}: ${fmt(rate(r.oidcRefresh))} refresh grants/s`).join(', ')
@@ -488,6 +500,8 @@ export async function run(): Promise<string> {
     '# Sign in with Accounts',
     '',
     `Run by \`npm run bench -- oidc\` on ${new Date().toISOString().slice(0, 10)}: ${machineLine()} (${summary}).`,
+    `This machine's speed, for comparing runs on different machines: the Argon2id hasher alone, one verification at a time on one core,`,
+    `${fmt(machineSpeed, 1)} a second (auth.md's runs of 2026-11-23 measured 120-139 a second with one at a time on each of two cores).`,
     'The server in its own process (`src/server/main.ts`, RATE_LIMIT=off, LOG_LEVEL=warn), autocannon and the open-loop',
     `sender in the benchmark process. ${USERS} accounts; ${PEOPLE} of them signed in to one confidential, first-party app`,
     `(registered through the admin API) with \`${SCOPE}\`: one grant each. Each refresh request presents the`,
