@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { entryWeek, searchTuning } from '~server/data/activity-list'
+import { entryKindWeek, entryWeek, searchTuning } from '~server/data/activity-list'
 import { useTestApp, type SignedIn } from '../support/test-app'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 
@@ -300,15 +300,19 @@ describe('a search read week by week', () => {
     }
   })
 
-  it('reads each week through the index of weeks, filters and trigrams (the week as migration 0016 indexes it)', async () => {
-    const plan = await t.ctx.db.transaction().execute(async (trx) => {
-      // Only a bitmap scan is left to the planner, and only this index holds the conditions.
-      await sql`SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off`.execute(trx)
-      return sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT a.id FROM activities a
-        WHERE ${entryWeek} = 2900 AND a.search_text LIKE '%firefox%'`.execute(trx)
-    })
-    const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n')
-    expect(text).toContain('activities_search_weekly')
-    expect(text).toMatch(/Index Cond: .*= 2900\) AND \(search_text ~~ '%firefox%'::text\)\)/)
+  it('reads each week, or the week of one kind, through the index of weeks, kinds and trigrams (the keys as migration 0016 indexes them)', async () => {
+    const plan = async (condition: ReturnType<typeof sql>) =>
+      t.ctx.db.transaction().execute(async (trx) => {
+        // Only a bitmap scan is left to the planner, and only this index holds the conditions.
+        await sql`SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off`.execute(trx)
+        const rows = await sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT a.id FROM activities a WHERE ${condition} AND a.search_text LIKE '%firefox%'`.execute(trx)
+        return rows.rows.map((row) => row['QUERY PLAN']).join('\n')
+      })
+    const week = await plan(sql`${entryWeek} = 2900`)
+    expect(week).toContain('activities_search_weekly')
+    expect(week).toMatch(/Index Cond: .*= 2900\) AND \(search_text ~~ '%firefox%'::text\)\)/)
+    const kindWeek = await plan(sql`${entryKindWeek} = 'logged in 2900'`)
+    expect(kindWeek).toContain('activities_search_weekly')
+    expect(kindWeek).toMatch(/Index Cond: .*= 'logged in 2900'::text\) AND \(search_text ~~ '%firefox%'::text\)\)/)
   })
 })

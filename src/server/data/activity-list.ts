@@ -126,7 +126,7 @@ export async function listActivities(
     found = await matchesNewestFirst(db, walked, need)
     total = found.length < need ? found.length : Math.max(estimated, found.length)
   } else {
-    found = await matchesWeekByWeek(db, indexed, need, way)
+    found = await matchesWeekByWeek(db, indexed, need, way, input.activity)
     total = found.length < need ? found.length : Math.max(estimated, found.length)
   }
   return { rows: await entriesById(db, found.slice(offset, offset + input.limit)), total }
@@ -156,6 +156,8 @@ type SearchWay = { kind: 'all' } | { kind: 'walk' } | { kind: 'weeks'; newest: n
 
 /** An entry's week: whole weeks since Monday 1970-01-05, UTC (the first column of migration 0016's index). */
 export const entryWeek = sql`((((a.created_at AT TIME ZONE 'UTC')::date) - DATE '1970-01-05') / 7)`
+/** An entry's kind and week as one key ("logged out 2968"), the index's second column: one activity filter's week. */
+export const entryKindWeek = sql`(a.kind || ' ' || (${entryWeek})::text)`
 const WEEK_MS = 7 * 24 * 3600 * 1000
 const MONDAY_1970 = Date.UTC(1970, 0, 5)
 const weekOf = (at: Date) => Math.floor((at.getTime() - MONDAY_1970) / WEEK_MS)
@@ -193,9 +195,10 @@ async function searchWay(
 
 /**
  * The newest `need` matches, read a run of weeks at a time, newest first, each week through the
- * weeks-and-trigrams index (one index scan per week, the page's filter and date range in it).
+ * index of weeks and trigrams (one index scan per week: the week, or the activity filter's kind
+ * in that week, and the term; the date range on what it finds).
  * A run is sized from the matches a week holds (the planner's estimate at first, then what the
- * weeks read so far held), with a margin; the runs never overlap, so their matches follow one
+ * weeks read so far held), with a margin of a tenth; the runs never overlap, so their matches follow one
  * another in order.
  */
 async function matchesWeekByWeek(
@@ -203,17 +206,20 @@ async function matchesWeekByWeek(
   conditions: RawBuilder<unknown>[],
   need: number,
   way: Extract<SearchWay, { kind: 'weeks' }>,
+  activity: string | undefined,
 ): Promise<string[]> {
+  // With an activity filter, the week of that kind is one key of the index: its entries alone are looked at.
+  const ofWeek = activity ? sql`${entryKindWeek} = ${activity} || ' ' || w.n::text` : sql`${entryWeek} = w.n`
   const found: string[] = []
   let next = way.newest
   let perWeek = way.perWeek
   let weeksRead = 0
   while (found.length < need && next >= way.oldest) {
-    const run = Math.max(1, Math.min(searchTuning.longestWeekRun, next - way.oldest + 1, Math.ceil(((need - found.length) * 1.25) / Math.max(perWeek, 1e-9))))
+    const run = Math.max(1, Math.min(searchTuning.longestWeekRun, next - way.oldest + 1, Math.ceil(((need - found.length) * 1.1) / Math.max(perWeek, 1e-9))))
     const weeks = Array.from({ length: run }, (_, i) => next - i)
     const rows = await sql<{ id: string }>`
       SELECT x.id FROM unnest(${weeks}::int[]) AS w(n)
-      CROSS JOIN LATERAL (SELECT a.id, a.created_at FROM activities a WHERE ${entryWeek} = w.n AND ${all(conditions)}) x
+      CROSS JOIN LATERAL (SELECT a.id, a.created_at FROM activities a WHERE ${ofWeek} AND ${all(conditions)}) x
       ORDER BY x.created_at DESC, x.id DESC LIMIT ${need - found.length}`.execute(db)
     for (const row of rows.rows) found.push(String(row.id))
     next -= run
