@@ -7,8 +7,8 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../support/server-process'
-import { CookieJar, type Credentials, registerApplication, signInThroughProduct, verifiedPerson, waitFor } from './relying-party'
-import { freePort, killStrayServers, removeDataDir, type ServerProcess, startServer, stopServer, tempDataDir, withTimeout } from './server-process'
+import { CookieJar, type Credentials, registerApplication, signInThroughProduct, stopAll, verifiedPerson, waitFor } from './relying-party'
+import { freePort, type ServerProcess, startServer, tempDataDir, withTimeout } from './server-process'
 
 /**
  * The Apache section of docs/sign-in-with-accounts.md, run for real: Apache (Debian's apache2 and
@@ -202,19 +202,10 @@ describe.skipIf(missing)(`the docs' Apache mod_auth_openidc configuration${missi
   })
 
   async function cleanUp() {
-    // Each step runs whatever the one before did: no process is left behind.
-    try {
-      await apache?.close()
-    } finally {
-      apache = undefined
-      try {
-        if (server) await stopServer(server).catch(() => undefined)
-      } finally {
-        server = undefined
-        await killStrayServers()
-        for (const dir of dirs.splice(0)) removeDataDir(dir)
-      }
-    }
+    const running = { apache, server }
+    apache = undefined
+    server = undefined
+    await stopAll(running.apache && (() => running.apache!.close()), running.server, dirs)
   }
   afterAll(cleanUp)
 

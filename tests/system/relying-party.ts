@@ -1,5 +1,5 @@
 import http from 'node:http'
-import { call, type ServerProcess } from './server-process'
+import { call, killStrayServers, removeDataDir, type ServerProcess, stopServer } from './server-process'
 
 /**
  * What the tests of a real relying party (the docs' sample app, Apache's mod_auth_openidc) share:
@@ -7,6 +7,23 @@ import { call, type ServerProcess } from './server-process'
  * admin API, and a person signing in through the product's pages as those pages do (their API
  * calls, in plain HTTP).
  */
+
+/**
+ * Stops the relying party (`stopApp`), then the server, then any server left astray, and removes
+ * the data folders: each step runs whatever the one before did, so no process is left behind.
+ */
+export async function stopAll(stopApp: (() => Promise<void>) | undefined, server: ServerProcess | undefined, dirs: string[]): Promise<void> {
+  try {
+    await stopApp?.()
+  } finally {
+    try {
+      if (server) await stopServer(server).catch(() => undefined)
+    } finally {
+      await killStrayServers()
+      for (const dir of dirs.splice(0)) removeDataDir(dir)
+    }
+  }
+}
 
 export interface Credentials {
   email: string

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type SampleApp, samplePort, startSampleApp } from '../support/sample-app'
-import { CookieJar, productLogin, registerApplication, signInThroughProduct, verifiedPerson, waitFor } from './relying-party'
-import { call, freePort, killStrayServers, removeDataDir, type ServerProcess, startServer, stopServer, tempDataDir } from './server-process'
+import { CookieJar, productLogin, registerApplication, signInThroughProduct, stopAll, verifiedPerson, waitFor } from './relying-party'
+import { call, freePort, type ServerProcess, startServer, tempDataDir } from './server-process'
 
 /**
  * The sample app of docs/sign-in-with-accounts.md (docs/examples/sample-app.mjs), run as a newcomer
@@ -23,19 +23,10 @@ describe('the sample app of the docs', () => {
   const dirs: string[] = []
 
   afterEach(async () => {
-    // Each step runs whatever the one before did: no process is left behind.
-    try {
-      await sample?.stop()
-    } finally {
-      sample = undefined
-      try {
-        if (server) await stopServer(server).catch(() => undefined)
-      } finally {
-        server = undefined
-        await killStrayServers()
-        for (const dir of dirs.splice(0)) removeDataDir(dir)
-      }
-    }
+    const running = { sample, server }
+    sample = undefined
+    server = undefined
+    await stopAll(running.sample && (() => running.sample!.stop()), running.server, dirs)
   })
 
   /** The server (with `settings` besides), a person with a verified address, and the sample app registered as a `type` application and running. */

@@ -154,13 +154,12 @@ export const searchTuning = {
 
 type SearchWay = { kind: 'all' } | { kind: 'walk' } | { kind: 'weeks'; newest: number; oldest: number; perWeek: number }
 
-/** An entry's week: whole weeks since Monday 1970-01-05, UTC (the first column of migration 0016's index). */
-export const entryWeek = sql`((((a.created_at AT TIME ZONE 'UTC')::date) - DATE '1970-01-05') / 7)`
+/** The week of a time: whole weeks since Monday 1970-01-05, UTC. */
+const weekOf = (time: RawBuilder<unknown>) => sql<number>`((((${time} AT TIME ZONE 'UTC')::date) - DATE '1970-01-05') / 7)`
+/** An entry's week (the first column of migration 0016's index). */
+export const entryWeek = weekOf(sql`a.created_at`)
 /** An entry's kind and week as one key ("logged out 2968"), the index's second column: one activity filter's week. */
 export const entryKindWeek = sql`(a.kind || ' ' || (${entryWeek})::text)`
-const WEEK_MS = 7 * 24 * 3600 * 1000
-const MONDAY_1970 = Date.UTC(1970, 0, 5)
-const weekOf = (at: Date) => Math.floor((at.getTime() - MONDAY_1970) / WEEK_MS)
 
 async function searchWay(
   db: Kysely<Database>,
@@ -177,12 +176,11 @@ async function searchWay(
   let weeks: SearchWay | undefined
   let weeksCost = Infinity
   if (walkCost > tuning.weekScan) {
-    const span = await sql<{ oldest: Date | null; newest: Date | null }>`
-      SELECT min(a.created_at) AS oldest, max(a.created_at) AS newest FROM activities a WHERE ${all(kind)}`.execute(db)
-    const { oldest, newest } = span.rows[0] ?? {}
-    if (oldest && newest) {
-      const newestWeek = weekOf(new Date(newest))
-      const oldestWeek = weekOf(new Date(oldest))
+    // The oldest and newest times come from the index ends; only they are turned into weeks.
+    const span = await sql<{ oldest: number | null; newest: number | null }>`
+      SELECT ${weekOf(sql`min(a.created_at)`)} AS oldest, ${weekOf(sql`max(a.created_at)`)} AS newest FROM activities a WHERE ${all(kind)}`.execute(db)
+    const { oldest: oldestWeek, newest: newestWeek } = span.rows[0] ?? {}
+    if (oldestWeek != null && newestWeek != null) {
       const perWeek = estimated / (newestWeek - oldestWeek + 1)
       const weeksNeeded = Math.min(newestWeek - oldestWeek + 1, Math.ceil(need / perWeek))
       weeks = { kind: 'weeks', newest: newestWeek, oldest: oldestWeek, perWeek }

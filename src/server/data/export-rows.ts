@@ -15,8 +15,9 @@ import { filteredUsers, SORT_KEYS, userOrder } from './user-list'
  * - on PostgreSQL, one `COPY (query) TO STDOUT` in its text format (pg-copy-streams), in a
  *   read-only REPEATABLE READ transaction: one snapshot for the whole file, the statement timeout
  *   lifted for it alone, the rows streamed as the client takes them (the socket is paused while
- *   the download is behind), turned back into rows and handed on as each piece of the stream is read (at most BATCH at a time). COPY sends rows
- *   at twice the pace a cursor's fetches did (docs/decisions/0120);
+ *   the download is behind), turned back into rows and handed on as each piece of the stream is
+ *   read (at most BATCH at a time). COPY sends rows at twice the pace a cursor's fetches did
+ *   (docs/decisions/0120);
  * - on PGlite (one connection for everything), batches read by keyset: each the next BATCH rows
  *   after the last one sent, in the list's order, so that other requests run between batches.
  *
@@ -198,7 +199,6 @@ async function* throughCopy<R>(pool: pg.Pool, query: CompiledQuery<unknown>, fro
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
     await client.query('SET LOCAL statement_timeout = 0')
-    let pending: R[] = []
     let rest: Buffer | undefined
     for await (const chunk of client.query(copy) as AsyncIterable<Buffer>) {
       const data = rest ? Buffer.concat([rest, chunk]) : chunk
@@ -207,23 +207,20 @@ async function* throughCopy<R>(pool: pg.Pool, query: CompiledQuery<unknown>, fro
       const end = data.lastIndexOf(0x0a)
       rest = end + 1 < data.length ? data.subarray(end + 1) : undefined
       if (end < 0) continue
-      for (const line of data.toString('utf8', 0, end).split('\n')) {
-        pending.push(fromCopy(copyFields(line)))
-        if (pending.length === EXPORT_BATCH) {
-          yield pending
-          pending = []
-        }
-      }
       // What this piece of the stream held is handed on now, not kept while the next one arrives:
       // rows that lived on across reads were promoted to the old generation, and the server's
       // memory grew by that garbage until a full collection.
-      if (pending.length > 0) {
-        yield pending
-        pending = []
+      let rows: R[] = []
+      for (const line of data.toString('utf8', 0, end).split('\n')) {
+        rows.push(fromCopy(copyFields(line)))
+        if (rows.length === EXPORT_BATCH) {
+          yield rows
+          rows = []
+        }
       }
+      if (rows.length > 0) yield rows
     }
     if (rest) throw new Error('COPY ended within a row')
-    if (pending.length > 0) yield pending
     await client.query('COMMIT')
     done = true
   } finally {

@@ -28,9 +28,14 @@ interface Actor {
   ip: string
 }
 
+/** A cell's start that a spreadsheet reads as a formula (or as a formula's start). */
+const FORMULA_START = /^[=+\-@\t\r]/
+/** What makes a field need quotes (RFC 4180). */
+const NEEDS_QUOTES = /[",\r\n]/
+
 /** A cell a spreadsheet would read as a formula (or as a formula's start) gets a leading quote. */
 export function guardCell(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
+  return FORMULA_START.test(value) ? `'${value}` : value
 }
 
 const BOM = '\uFEFF'
@@ -42,7 +47,7 @@ const BOM = '\uFEFF'
  * wrote a quarter as many rows per second (docs/decisions/0111).
  */
 function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value
+  return NEEDS_QUOTES.test(value) ? `"${value.replace(/"/g, '""')}"` : value
 }
 
 export function csvLines(records: string[][]): string {
@@ -63,7 +68,7 @@ function text(value: string | null): string {
 }
 
 /** What `guardCell` or `csvField` would change. */
-const NEEDS_CARE = /^[=+\-@\t\r]|[",\r\n]/
+const NEEDS_CARE = new RegExp(`${FORMULA_START.source}|${NEEDS_QUOTES.source}`)
 
 const day = (now: Date) => now.toISOString().slice(0, 10)
 

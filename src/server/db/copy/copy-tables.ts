@@ -8,8 +8,8 @@ import { type Queryable, type Table, quoteIdentifier as q, sequenceValues, table
  *   as COPY uses them, so every type comes across exactly (bytea as hex, times with their offset).
  * - The target's user triggers are off while rows arrive, so the rows arrive as they were: the
  *   trigger-kept counters (`user_counts`, `activity_counts`, `sign_ups_by_day`) are copied, not
- *   counted a second time, and the search text of activity entries is not written again. Foreign keys stay on:
- *   tables are filled parents first.
+ *   counted a second time, and the search text of activity entries is not written again. Foreign
+ *   keys stay on: tables are filled parents first.
  * - Identity and sequence values carry over, so new rows continue where the old ones stopped.
  * - Then every table is compared on both sides: its row count and a checksum of its rows.
  */
