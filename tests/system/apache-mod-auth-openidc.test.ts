@@ -216,6 +216,15 @@ describe.skipIf(missing)(`the docs' Apache mod_auth_openidc configuration${missi
       throw new Error(`no back-channel logout reached Apache:\n${apache!.accessLog()}\n${apache!.errorLog()}`)
     })
 
+  /**
+   * Waits for Apache's access log to hold a line: Apache writes a request's line once its answer has
+   * been sent, so the client can have the answer a moment before the line is there.
+   */
+  async function expectLogged(line: RegExp) {
+    await waitFor(() => line.test(apache!.accessLog()), 5_000).catch(() => undefined)
+    expect(apache!.accessLog()).toMatch(line)
+  }
+
   /** A browser asks Apache for its page, is sent to the product's sign-in page, signs in there and is sent back. */
   async function signInThroughApache(browser: CookieJar, person: Credentials) {
     const atLogin = await browser.walk(server!, `${apache!.url}/`)
@@ -238,7 +247,7 @@ describe.skipIf(missing)(`the docs' Apache mod_auth_openidc configuration${missi
     const again = await browser.request('GET', `${apache!.url}/`)
     expect(again.status).toBe(200)
     expect(again.headers.get('x-remote-user')).toBe(ADMIN.email)
-    expect(apache!.accessLog()).toMatch(new RegExp(`^GET / HTTP/1\\.1 200 ${ADMIN.email.replace(/\./g, '\\.')}$`, 'm'))
+    await expectLogged(new RegExp(`^GET / HTTP/1\\.1 200 ${ADMIN.email.replace(/\./g, '\\.')}$`, 'm'))
   })
 
   it('refuses a CLIENT account with 403 (Require claim roles:ADMIN)', async () => {
@@ -247,7 +256,7 @@ describe.skipIf(missing)(`the docs' Apache mod_auth_openidc configuration${missi
     expect(response.status).toBe(403)
     expect(await response.text()).not.toContain('Team Wiki')
     // Signed in as far as Apache knows, but not allowed.
-    expect(apache!.accessLog()).toMatch(new RegExp(`^GET / HTTP/1\\.1 403 ${PERSON.email.replace(/\./g, '\\.')}$`, 'm'))
+    await expectLogged(new RegExp(`^GET / HTTP/1\\.1 403 ${PERSON.email.replace(/\./g, '\\.')}$`, 'm'))
   })
 
   it("signs out at the provider through the docs' logout link (RP-initiated logout)", async () => {
