@@ -246,6 +246,7 @@ export function createProvider(options: ProviderOptions): Provider {
   if (options.limiter?.enabled) throttleTokenEndpoint(provider, options.limiter)
   provider.use(offlineAccessConsent)
   provider.use(linkProductSession(db))
+  provider.use(nameAppOnSignedOutPage)
   // Innermost: what the request deferred is stored once the engine has made its answer, before it is sent.
   provider.use(async (_ctx, next) => {
     try {
@@ -269,6 +270,21 @@ export function createProvider(options: ProviderOptions): Provider {
     )
   }
   return provider
+}
+
+/**
+ * The "signed out" page names the app one signed out of. The engine sends its `client_id` there only
+ * when that app alone is signed out; ours ends the whole session (`logout=yes`, one life for a
+ * session), so the confirmation's redirect to that page gets the app it was for, which the engine's
+ * page reads back.
+ */
+async function nameAppOnSignedOutPage(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+  await next()
+  if (ctx.oidc?.route !== 'end_session_confirm' || ctx.status !== 303 || !ctx.oidc.client) return
+  const location = new URL(ctx.response.get('location'))
+  if (location.href.split('?')[0] !== ctx.oidc.urlFor('end_session_success') || location.searchParams.has('client_id')) return
+  location.searchParams.set('client_id', ctx.oidc.client.clientId)
+  ctx.response.set('location', location.href)
 }
 
 /** The token request being answered, for the per-application count made when its client is looked up. */

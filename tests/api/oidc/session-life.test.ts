@@ -181,6 +181,22 @@ describe('the app’s own sign-out, and the single sign-on that the product sess
     await expectAppSignedOut(app)
   })
 
+  it('without a post-logout redirect, ends on our "signed out" page, which names the app', async () => {
+    const app = await signedInToApp()
+    const endSession = client.buildEndSessionUrl(app.config, { id_token_hint: app.tokens.id_token! })
+    const confirm = await app.browser.request('GET', endSession.toString())
+    const action = /name="oidc-logout-action" content="([^"]+)"/.exec(confirm.body)![1]!
+    const xsrf = /name="oidc-logout-xsrf" content="([^"]+)"/.exec(confirm.body)![1]!
+    const done = await app.browser.request('POST', action.replace(/&amp;/g, '&'), { form: { xsrf, logout: 'yes' } })
+    expect(done.statusCode).toBe(303)
+    const success = new URL(String(done.headers.location), 'http://localhost')
+    expect(success.pathname).toBe('/oidc/session/end/success')
+    const page = await app.browser.request('GET', `${success.pathname}${success.search}`)
+    expect(page.statusCode).toBe(200)
+    expect(page.body).toContain('name="oidc-signed-out" content="Team Wiki"')
+    await expectAppSignedOut(app)
+  })
+
   it('answers prompt=none with login_required when nobody is signed in, and signs in silently when someone is', async () => {
     const application = await registerApplication(t.ctx, { firstParty: true })
     const config = await relyingParty(t, application)
