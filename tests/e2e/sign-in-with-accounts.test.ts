@@ -164,11 +164,11 @@ describe('Sign in with Accounts', () => {
     await page.goto(`${e2e.server.url}/oidc/session/end?client_id=${clientId}`)
     await page.getByRole('heading', { level: 1, name: `Sign out of ${APP}?` }).waitFor()
     // The whole provider session ends (and the product session it came from: the web app's stored
-    // session is refused, the 401s are part of the story), so the page names no app.
+    // session is refused, the 401s are part of the story); the page still names the app.
     app.expectFailedRequests(401)
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByRole('heading', { level: 1, name: 'You have signed out' }).waitFor()
-    await page.getByText('You have signed out of Accounts in this browser.').waitFor()
+    await page.getByText(`You have signed out of ${APP} and of Accounts in this browser.`).waitFor()
     expect(await page.getByRole('link', { name: 'Sign in again' }).getAttribute('href')).toBe('/login')
 
     await running().printed(new RegExp(`Back-channel logout for sid ${sid} \\(sub [\\w-]+\\): 1 session\\(s\\) ended`), 20_000)
