@@ -164,16 +164,21 @@ describe('what ends the product session ends the app’s access, and the app hea
   })
 })
 
+/** Opens the app's sign-out address, checks the confirmation names the app, and confirms it as its "Sign out" button does. */
+async function confirmSignOut(browser: TestBrowser, endSession: URL) {
+  const confirm = await browser.request('GET', endSession.toString())
+  expect(confirm.statusCode).toBe(200)
+  expect(confirm.body).toContain('name="oidc-app-name" content="Team Wiki"')
+  const action = /name="oidc-logout-action" content="([^"]+)"/.exec(confirm.body)![1]!
+  const xsrf = /name="oidc-logout-xsrf" content="([^"]+)"/.exec(confirm.body)![1]!
+  return browser.request('POST', action.replace(/&amp;/g, '&'), { form: { xsrf, logout: 'yes' } })
+}
+
 describe('the app’s own sign-out, and the single sign-on that the product session carries', () => {
   it('RP-initiated logout ends the provider session and the product session it came from', async () => {
     const app = await signedInToApp()
     const endSession = client.buildEndSessionUrl(app.config, { id_token_hint: app.tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:4000/signed-out' })
-    const confirm = await app.browser.request('GET', endSession.toString())
-    expect(confirm.statusCode).toBe(200)
-    const action = /name="oidc-logout-action" content="([^"]+)"/.exec(confirm.body)![1]!
-    const xsrf = /name="oidc-logout-xsrf" content="([^"]+)"/.exec(confirm.body)![1]!
-    expect(confirm.body).toContain('name="oidc-app-name" content="Team Wiki"')
-    const done = await app.browser.request('POST', action.replace(/&amp;/g, '&'), { form: { xsrf, logout: 'yes' } })
+    const done = await confirmSignOut(app.browser, endSession)
     expect(done.statusCode).toBe(303)
     expect(String(done.headers.location)).toMatch(/^http:\/\/127\.0\.0\.1:4000\/signed-out/)
     // The product session is over too, and the app's tokens with it.
@@ -184,10 +189,7 @@ describe('the app’s own sign-out, and the single sign-on that the product sess
   it('without a post-logout redirect, ends on our "signed out" page, which names the app', async () => {
     const app = await signedInToApp()
     const endSession = client.buildEndSessionUrl(app.config, { id_token_hint: app.tokens.id_token! })
-    const confirm = await app.browser.request('GET', endSession.toString())
-    const action = /name="oidc-logout-action" content="([^"]+)"/.exec(confirm.body)![1]!
-    const xsrf = /name="oidc-logout-xsrf" content="([^"]+)"/.exec(confirm.body)![1]!
-    const done = await app.browser.request('POST', action.replace(/&amp;/g, '&'), { form: { xsrf, logout: 'yes' } })
+    const done = await confirmSignOut(app.browser, endSession)
     expect(done.statusCode).toBe(303)
     const success = new URL(String(done.headers.location), 'http://localhost')
     expect(success.pathname).toBe('/oidc/session/end/success')
