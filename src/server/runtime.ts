@@ -169,7 +169,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     if (options.background !== false) {
       jobWorker.start()
       logoutSender.start()
-      const housekeeping = new Housekeeping(database.db, clock, log)
+      const housekeeping = new Housekeeping(database.db, clock, log, database.kind)
       housekeeping.start()
       closers.push(() => housekeeping.stop())
     }

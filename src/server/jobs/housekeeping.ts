@@ -4,7 +4,8 @@ import { addSeconds, type Clock } from '~server/clock'
 import { deleteEndedSessions, deleteEndedSessionTokens, forgetSealedRefreshTokens, SEEN_DEVICES_SECONDS } from '~server/auth/sessions'
 import { deleteExpiredMfaChallenges } from '~server/data/second-factors'
 import { deleteExpiredChallenges } from '~server/auth/webauthn-challenges'
-import type { Database } from '~server/db/types'
+import { EmbeddedDatabaseMaintenance } from '~server/db/maintenance'
+import type { Database, DatabaseKind } from '~server/db/types'
 import { deleteExpiredPayloads } from '~server/oidc/adapter'
 
 /**
@@ -14,7 +15,8 @@ import { deleteExpiredPayloads } from '~server/oidc/adapter'
  * past their grace, expired one-time tokens, sign-ins that waited in vain for their second step,
  * passkey challenges nobody answered, throttling windows that are over, and what the OpenID
  * Connect provider stored that has expired (codes, tokens, interactions, provider sessions). The activity log is
- * never touched.
+ * never touched. On the embedded database it then vacuums and analyses the tables, as PostgreSQL's
+ * autovacuum would (src/server/db/maintenance.ts).
  */
 const EVERY_MS = 60 * 60 * 1000
 const KEEP_ENDED_SESSION_TOKENS_SECONDS = 7 * 24 * 60 * 60
@@ -23,12 +25,16 @@ const KEEP_ENDED_SESSIONS_SECONDS = SEEN_DEVICES_SECONDS
 export class Housekeeping {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
+  private readonly maintenance: EmbeddedDatabaseMaintenance | undefined
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
-  ) {}
+    databaseKind: DatabaseKind,
+  ) {
+    this.maintenance = databaseKind === 'pglite' ? new EmbeddedDatabaseMaintenance(db) : undefined
+  }
 
   start(): void {
     this.timer = setInterval(() => {
@@ -56,5 +62,10 @@ export class Housekeeping {
     await deleteExpiredChallenges(this.db, now)
     // The protocol engine sets expiry by the system's time, not the injected clock.
     await deleteExpiredPayloads(this.db, new Date())
+    if (this.maintenance) {
+      const started = performance.now()
+      const { vacuumed, analysed } = await this.maintenance.run()
+      this.log.info({ vacuumed: vacuumed.length, analysed, ms: Math.round(performance.now() - started) }, 'embedded database vacuumed')
+    }
   }
 }

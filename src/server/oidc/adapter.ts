@@ -48,7 +48,21 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
   const token = (model: string, id: string, now: Date) =>
     base
       .selectFrom('oidc_payloads as t')
-      .leftJoin('oidc_payloads as g', (join) => join.on('g.model', '=', 'Grant').onRef('g.id', '=', 't.grant_id'))
+      // The grant by its whole key, the model a literal, once per token (a lateral read with a
+      // limit, which the planner cannot fold into a join): the statement's generic plan
+      // (prepared.ts) never reads every grant, whatever the planner believes of the table
+      // (decision 0406).
+      .leftJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('oidc_payloads as grant')
+            .select(['grant.id', 'grant.payload', 'grant.consumed_at', 'grant.expires_at'])
+            .where('grant.model', '=', sql.lit('Grant'))
+            .whereRef('grant.id', '=', 't.grant_id')
+            .limit(1)
+            .as('g'),
+        (join) => join.onTrue(),
+      )
       .leftJoin('users as u', (join) => join.on(sql<boolean>`u.id = t.account_id::uuid`))
       .select([
         't.payload',

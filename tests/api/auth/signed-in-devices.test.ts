@@ -272,7 +272,7 @@ describe('the new-sign-in e-mail, through an SMTP server', () => {
     expect((await t.request('POST', '/api/auth/logout', { token: laptop.accessToken, csrf: laptop.csrfToken })).statusCode).toBe(200)
 
     t.clock.advance(60 * 24 * 3600)
-    await new Housekeeping(t.ctx.db, t.clock.now, pino({ level: 'silent' })).run()
+    await new Housekeeping(t.ctx.db, t.clock.now, pino({ level: 'silent' }), t.ctx.dbKind).run()
     await signInFrom(t, user, CHROME_MAC)
     expect(await notices(user.email)).toHaveLength(1)
 

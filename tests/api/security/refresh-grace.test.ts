@@ -139,7 +139,7 @@ describe('the sealed copy of the current token', () => {
     expect(bytes.includes(Buffer.from(successor))).toBe(false)
     expect(bytes.includes(Buffer.from(successor, 'base64url'))).toBe(false)
 
-    const housekeeping = new Housekeeping(t.ctx.db, t.clock.now, pino({ level: 'silent' }))
+    const housekeeping = new Housekeeping(t.ctx.db, t.clock.now, pino({ level: 'silent' }), t.ctx.dbKind)
     await housekeeping.run()
     expect((await sessionOf(user)).refresh_token_sealed).not.toBeNull()
     t.clock.advance(11)
