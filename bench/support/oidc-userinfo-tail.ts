@@ -1,0 +1,80 @@
+/**
+ * Development aid (`npx tsx bench/support/oidc-userinfo-tail.ts [postgres|pglite] [node flags…]`):
+ * where UserInfo's tail at 1,000 requests per second comes from. Four runs of 5 s sent evenly
+ * (bench/support/open-loop.ts), each printed with the server's own event-loop delay and its garbage
+ * collections over the run (bench/support/server-pauses.mjs), so that a run's p99 can be told apart
+ * into the server's pauses, the sender's (this process's event loop) and what happened outside both. Node flags after the engine go to the
+ * server (for example `--max-semi-space-size=16`). With ME=1, `GET /api/auth/me` instead. The
+ * set-up is bench/oidc.ts's: 64 people signed in to one confidential app.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { hash } from '@node-rs/argon2'
+import { freePort } from '../../tests/support/server-process'
+import { authorize, Browser, type Engine, exchange, PASSWORD, prepareEngine, REDIRECT_URI } from '../oidc'
+import { signIn } from './accounts'
+import { openLoop } from './open-loop'
+import { startServer } from './server'
+
+const engine = (process.argv[2] ?? 'postgres') as Engine
+const serverFlags = process.argv.slice(3)
+const pausesFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-pauses-')), 'pauses.jsonl')
+const prepared = await prepareEngine(engine, await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 }))
+const port = await freePort()
+const base = `http://127.0.0.1:${port}`
+const server = await startServer({ ...prepared.env, PORT: String(port), APP_URL: base, RATE_LIMIT: 'off', LOG_LEVEL: 'warn', SERVER_PAUSES_FILE: pausesFile }, [
+  '--import',
+  path.resolve('bench/support/server-pauses.mjs'),
+  ...serverFlags,
+])
+try {
+  const admin = await signIn(base, 'bench0@example.com', PASSWORD)
+  const created = await fetch(`${base}/api/admin/applications`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin.accessToken}`, 'x-csrf-token': admin.csrfToken, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Bench Wiki', type: 'confidential', redirectUris: [REDIRECT_URI], firstParty: true }),
+  })
+  const { application, clientSecret } = ((await created.json()) as { data: { application: { id: string }; clientSecret: string } }).data
+  const app = { id: application.id, secret: clientSecret, basic: `Basic ${Buffer.from(`${application.id}:${clientSecret}`).toString('base64')}` }
+  const tokens: string[] = []
+  for (let i = 0; i < 64; i++) {
+    const session = await signIn(base, `bench${i + 1}@example.com`, PASSWORD)
+    tokens.push(process.env.ME ? session.accessToken : (await exchange(base, app, await authorize(app, { browser: new Browser(base), session }))).access_token)
+  }
+  const route = process.env.ME ? '/api/auth/me' : '/oidc/me'
+  const load = (seconds: number) =>
+    openLoop({ url: base, rate: 1000, seconds, connections: 20, request: (n) => ({ path: route, headers: { authorization: `Bearer ${tokens[n % tokens.length]!}` } }) })
+  const pauses = async () => {
+    server.child.kill('SIGUSR2')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    return JSON.parse(fs.readFileSync(pausesFile, 'utf8').trim().split('\n').at(-1)!) as {
+      p99: number
+      max: number
+      gc: Record<string, { count: number; ms: number; maxMs: number }>
+    }
+  }
+  await load(3)
+  console.log(`${engine} ${route} at 1,000/s, server flags: ${serverFlags.join(' ') || 'none'}`)
+  const senderDelay = monitorEventLoopDelay({ resolution: 1 })
+  senderDelay.enable()
+  for (let run = 1; run <= 4; run++) {
+    await pauses()
+    senderDelay.reset()
+    const result = await load(5)
+    const sender = { p99: senderDelay.percentile(99) / 1e6, max: senderDelay.max / 1e6 }
+    const server = await pauses()
+    const gc = Object.entries(server.gc)
+      .map(([kind, g]) => `kind ${kind}: ${g.count} taking ${g.ms.toFixed(0)} ms (longest ${g.maxMs.toFixed(1)})`)
+      .join('; ')
+    const { p50, p90, p99, max } = result.latency
+    console.log(
+      `run ${run}: p50 ${p50.toFixed(2)}, p90 ${p90.toFixed(2)}, p99 ${p99.toFixed(2)}, max ${max.toFixed(1)} ms | the server's event loop: delay p99 ${server.p99.toFixed(1)}, max ${server.max.toFixed(1)} ms; collections: ${gc} | the sender's event loop: delay p99 ${sender.p99.toFixed(1)}, max ${sender.max.toFixed(1)} ms`,
+    )
+  }
+} finally {
+  await server.stop()
+  await prepared.cleanup()
+  fs.rmSync(path.dirname(pausesFile), { recursive: true, force: true })
+}
