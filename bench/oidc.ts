@@ -531,5 +531,8 @@ export async function run(): Promise<string> {
     "  product's own refresh, which is one function call in the database and a few lines of JavaScript.",
     '- `npx tsx bench/support/oidc-refresh-profile.ts [pglite|postgres]` runs refresh grants alone with',
     '  the server under `--cpu-prof` (profile in /tmp/oidc-prof).',
+    '- `npx tsx bench/support/oidc-userinfo-tail.ts [postgres|pglite] [node flags]` runs UserInfo at 1,000 a',
+    "  second and prints each run's latencies beside the server's and the sender's pauses and the server's",
+    '  garbage collections (what the UserInfo tail is made of: docs/benchmarks.md).',
   ].join('\n')
 }
