@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import crypto from 'node:crypto'
+import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 
@@ -29,7 +31,17 @@ export interface ServerProcess {
   output(): string
   /** Resolves when the process has ended. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** Where the process is stuck, from Node.js's diagnostic report (see `whereItWaits`). */
+  whereItWaits(): Promise<string>
 }
+
+/**
+ * A server that does not start in time is asked for Node.js's diagnostic report (by REPORT_SIGNAL,
+ * which nothing else uses: its default action is to do nothing), so that a rare hang says where it
+ * is: the JavaScript stack, the native stack and what the event loop waits for. A process whose
+ * thread never returns to its event loop writes no report, which says that much.
+ */
+const REPORT_SIGNAL = 'SIGWINCH'
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -69,7 +81,9 @@ export async function killStrayServers(): Promise<void> {
 export async function spawnServer(env: Record<string, string>, options: SpawnOptions = {}): Promise<{ process: ServerProcess; ready: Promise<void> }> {
   const port = Number(env.PORT ?? (await freePort()))
   let output = ''
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', '--import', EXIT_WITH_PARENT, 'src/server/main.ts'], {
+  const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-report-'))
+  const reportArgs = ['--report-on-signal', `--report-signal=${REPORT_SIGNAL}`, `--report-directory=${reportDir}`, '--report-compact']
+  const child = spawn(process.execPath, [...reportArgs, ...(options.nodeArgs ?? []), '--import', 'tsx', '--import', EXIT_WITH_PARENT, 'src/server/main.ts'], {
     cwd: ROOT,
     env: {
       ...(options.inheritEnv ? process.env : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir() }),
@@ -86,9 +100,27 @@ export async function spawnServer(env: Record<string, string>, options: SpawnOpt
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => {
       running.delete(child)
+      fs.rmSync(reportDir, { recursive: true, force: true })
       resolve({ code, signal })
     }),
   )
+  const whereItWaits = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return 'it has exited'
+    child.kill(REPORT_SIGNAL)
+    for (let waited = 0; waited < 5_000; waited += 100) {
+      const [file] = fs.existsSync(reportDir) ? fs.readdirSync(reportDir) : []
+      if (file) {
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        try {
+          return summariseReport(JSON.parse(fs.readFileSync(path.join(reportDir, file), 'utf8')) as DiagnosticReport)
+        } catch (error) {
+          return `its diagnostic report could not be read: ${String(error)}`
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    return 'it wrote no diagnostic report within 5 s: its thread has not returned to its event loop (busy, or blocked in a call)'
+  }
   const ready = new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
@@ -99,13 +131,36 @@ export async function spawnServer(env: Record<string, string>, options: SpawnOpt
     void exited.then(({ code, signal }) => reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`)))
   })
   ready.catch(() => {})
-  return { process: { child, url: `http://127.0.0.1:${port}`, port, output: () => output, exited }, ready }
+  return { process: { child, url: `http://127.0.0.1:${port}`, port, output: () => output, exited, whereItWaits }, ready }
+}
+
+interface DiagnosticReport {
+  javascriptStack?: { message?: string; stack?: string[] }
+  nativeStack?: { symbol?: string }[]
+  libuv?: { type?: string; is_active?: boolean }[]
+}
+
+function summariseReport(report: DiagnosticReport): string {
+  const handles = new Map<string, number>()
+  for (const handle of report.libuv ?? []) if (handle.is_active) handles.set(handle.type ?? '?', (handles.get(handle.type ?? '?') ?? 0) + 1)
+  return [
+    `JavaScript: ${report.javascriptStack?.message ?? ''}`,
+    ...(report.javascriptStack?.stack ?? []).slice(0, 15).map((line) => `  ${line}`),
+    'native:',
+    ...(report.nativeStack ?? []).slice(0, 15).map((frame) => `  ${frame.symbol ?? '?'}`),
+    `the event loop's active handles: ${[...handles].map(([type, count]) => `${type} ${count}`).join(', ') || 'none'}`,
+  ].join('\n')
 }
 
 /** Starts the server and waits until it listens. */
 export async function startServer(env: Record<string, string>, options: SpawnOptions = {}): Promise<ServerProcess> {
   const { process: server, ready } = await spawnServer(env, options)
-  await withTimeout(ready, 90_000, () => `server did not start:\n${server.output()}`)
+  try {
+    await withTimeout(ready, 90_000, () => 'timeout')
+  } catch (error) {
+    if ((error as Error).message !== 'timeout') throw error
+    throw new Error(`server did not start in 90 s:\n${server.output()}\nwhere it waits:\n${await server.whereItWaits()}`)
+  }
   return server
 }
 
