@@ -113,6 +113,22 @@ export interface App {
   basic: string
 }
 
+/**
+ * The benchmarks' app: a confidential, first-party app registered by the seeded admin (bench0)
+ * through the admin API, as the contract's admin page does.
+ */
+export async function registerBenchApp(base: string): Promise<App> {
+  const admin = await signIn(base, 'bench0@example.com', PASSWORD)
+  const created = await fetch(`${base}/api/admin/applications`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin.accessToken}`, 'x-csrf-token': admin.csrfToken, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Bench Wiki', type: 'confidential', redirectUris: [REDIRECT_URI], firstParty: true }),
+  })
+  if (created.status !== 201) throw new Error(`registering the app answered ${created.status}: ${await created.text()}`)
+  const { application, clientSecret } = ((await created.json()) as { data: { application: { id: string }; clientSecret: string } }).data
+  return { id: application.id, secret: clientSecret, basic: `Basic ${Buffer.from(`${application.id}:${clientSecret}`).toString('base64')}` }
+}
+
 export interface Tokens {
   access_token: string
   refresh_token?: string
@@ -281,16 +297,7 @@ async function runEngine(engine: Engine, passwordHash: string): Promise<EngineRe
   const server = await startServer({ ...prepared.env, PORT: String(port), APP_URL: base, RATE_LIMIT: 'off', LOG_LEVEL: 'warn' })
   try {
     const emails = Array.from({ length: USERS }, (_, i) => `bench${i + 1}@example.com`)
-    // The admin registers the app through the admin API, as the contract's admin page does.
-    const admin = await signIn(base, 'bench0@example.com', PASSWORD)
-    const created = await fetch(`${base}/api/admin/applications`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${admin.accessToken}`, 'x-csrf-token': admin.csrfToken, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Bench Wiki', type: 'confidential', redirectUris: [REDIRECT_URI], firstParty: true }),
-    })
-    if (created.status !== 201) throw new Error(`registering the app answered ${created.status}: ${await created.text()}`)
-    const { application, clientSecret } = ((await created.json()) as { data: { application: { id: string }; clientSecret: string } }).data
-    const app: App = { id: application.id, secret: clientSecret, basic: `Basic ${Buffer.from(`${application.id}:${clientSecret}`).toString('base64')}` }
+    const app = await registerBenchApp(base)
 
     console.log(`signing ${PEOPLE} people in to the app...`)
     const people: Person[] = []

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import { hash } from '@node-rs/argon2'
 import autocannon from 'autocannon'
 import { freePort } from '../../tests/support/server-process'
-import { authorize, Browser, type Engine, exchange, PASSWORD, prepareEngine, REDIRECT_URI, refreshBody, type Tokens } from '../oidc'
+import { authorize, Browser, type Engine, exchange, PASSWORD, prepareEngine, registerBenchApp, refreshBody, type Tokens } from '../oidc'
 import { signIn } from './accounts'
 import { startServer } from './server'
 
@@ -24,14 +24,7 @@ const server = await startServer(
   profile ? ['--cpu-prof', '--cpu-prof-dir=/tmp/oidc-prof'] : [],
 )
 try {
-  const admin = await signIn(base, 'bench0@example.com', PASSWORD)
-  const created = await fetch(`${base}/api/admin/applications`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${admin.accessToken}`, 'x-csrf-token': admin.csrfToken, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Bench Wiki', type: 'confidential', redirectUris: [REDIRECT_URI], firstParty: true }),
-  })
-  const { application, clientSecret } = ((await created.json()) as { data: { application: { id: string }; clientSecret: string } }).data
-  const app = { id: application.id, secret: clientSecret, basic: `Basic ${Buffer.from(`${application.id}:${clientSecret}`).toString('base64')}` }
+  const app = await registerBenchApp(base)
   const pool: string[] = []
   const accessTokens: string[] = []
   for (let i = 0; i < 64; i++) {

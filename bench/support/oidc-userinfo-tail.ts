@@ -13,7 +13,7 @@ import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { hash } from '@node-rs/argon2'
 import { freePort } from '../../tests/support/server-process'
-import { authorize, Browser, type Engine, exchange, PASSWORD, prepareEngine, REDIRECT_URI } from '../oidc'
+import { authorize, Browser, type Engine, exchange, PASSWORD, prepareEngine, registerBenchApp } from '../oidc'
 import { signIn } from './accounts'
 import { openLoop } from './open-loop'
 import { startServer } from './server'
@@ -30,14 +30,7 @@ const server = await startServer({ ...prepared.env, PORT: String(port), APP_URL:
   ...serverFlags,
 ])
 try {
-  const admin = await signIn(base, 'bench0@example.com', PASSWORD)
-  const created = await fetch(`${base}/api/admin/applications`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${admin.accessToken}`, 'x-csrf-token': admin.csrfToken, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Bench Wiki', type: 'confidential', redirectUris: [REDIRECT_URI], firstParty: true }),
-  })
-  const { application, clientSecret } = ((await created.json()) as { data: { application: { id: string }; clientSecret: string } }).data
-  const app = { id: application.id, secret: clientSecret, basic: `Basic ${Buffer.from(`${application.id}:${clientSecret}`).toString('base64')}` }
+  const app = await registerBenchApp(base)
   const tokens: string[] = []
   for (let i = 0; i < 64; i++) {
     const session = await signIn(base, `bench${i + 1}@example.com`, PASSWORD)
