@@ -188,13 +188,9 @@ async function* readRows<R>(
   }
 }
 
-/** Longest timer Node.js takes: node-postgres's read timeout of the pool does not apply to an export. */
-const NO_READ_TIMEOUT = 2_147_483_647
-
 async function* throughCopy<R>(pool: pg.Pool, query: CompiledQuery<unknown>, fromCopy: (fields: (string | null)[]) => R): AsyncGenerator<R[]> {
   const client = await pool.connect()
   const copy = copyTo(`COPY (${withValues(client, query)}) TO STDOUT`)
-  Object.assign(copy, { query_timeout: NO_READ_TIMEOUT })
   let done = false
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')

@@ -6,7 +6,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import { preparingPool } from './prepared'
+import { preparingPool, READ_TIMEOUT_MESSAGE } from './prepared'
 import type { Database, DatabaseKind } from './types'
 
 /** The PostgreSQL extensions the migrations create, as PGlite loads them: every PGlite opened on the product's data takes these. */
@@ -49,6 +49,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   }
 }
 
+const READ_TIMEOUT_MS = 12_000
+
 function openPostgres(url: string, max: number, onPoolError?: (error: Error) => void): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
@@ -57,7 +59,6 @@ function openPostgres(url: string, max: number, onPoolError?: (error: Error) => 
     connectionTimeoutMillis: 2_000,
     idleTimeoutMillis: 30_000,
     statement_timeout: 10_000,
-    query_timeout: 12_000,
     application_name: 'accounts',
   })
   // A connection dropped by the server (restart, failover, network) must not crash the process.
@@ -65,7 +66,8 @@ function openPostgres(url: string, max: number, onPoolError?: (error: Error) => 
   // so every client gets a listener. The failed query answers 503; the pool discards the client.
   pool.on('error', (error) => onPoolError?.(error))
   pool.on('connect', (client) => client.on('error', (error) => onPoolError?.(error)))
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) })
+  // A query with no answer in 12 s fails (the server's own limit is 10 s: this is for one that stopped answering).
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, READ_TIMEOUT_MS) }) })
   return { db, kind: 'postgres', pool, close: () => db.destroy() }
 }
 
@@ -78,5 +80,6 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     // 08: connection exceptions; 57P01-57P03: shutdown, crash, cannot connect now.
     if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true
   }
+  if (error.message === READ_TIMEOUT_MESSAGE) return true
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(error.message)
 }

@@ -52,23 +52,78 @@ export function compiledOnce<V extends unknown[], R>(build: (...values: V) => { 
   }
 }
 
+/** What a query that outlived its read timeout fails with (node-postgres's own words for it). */
+export const READ_TIMEOUT_MESSAGE = 'Query read timeout'
+
 /**
  * The pool Kysely is given: node-postgres's own, with each connection running the statements
  * that `runNamedStatement` named under their names (node-postgres prepares a name once per
  * connection and then only binds and executes it).
+ *
+ * `readTimeoutMs`: a query with no answer by then fails (a database that stopped answering gives a
+ * quick 503, not a request stuck waiting), and its connection is closed when it is released instead
+ * of going back to the pool with the query still on it. One sweep a second looks for such queries.
+ *
+ * Three details keep a query's objects short-lived, so that young-generation collections free them
+ * (decision 0407): the read timeout is this sweep, not node-postgres's `query_timeout` (a timer per
+ * query, whose query, result and row description, about 1.2 KiB a query, stayed live until the next
+ * full collection); each query runs in node-postgres's callback form; and each pooled connection
+ * gets one wrapper for its whole life (Kysely keeps a connection object per wrapper it is given, in
+ * a WeakMap, so a new wrapper per checkout made a new one per query).
  */
-export function preparingPool(pool: pg.Pool): PostgresPool {
+export function preparingPool(pool: pg.Pool, readTimeoutMs?: number): PostgresPool {
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>()
+  const inFlight = new Set<{ startedAt: number; client: pg.PoolClient; fail(error: Error): void }>()
+  const timedOut = new WeakSet<pg.PoolClient>()
+  const sweep = readTimeoutMs
+    ? setInterval(
+        () => {
+          const now = Date.now()
+          for (const query of inFlight) {
+            if (now - query.startedAt < readTimeoutMs) continue
+            inFlight.delete(query)
+            timedOut.add(query.client)
+            query.fail(new Error(READ_TIMEOUT_MESSAGE))
+          }
+        },
+        Math.min(1_000, Math.max(10, Math.floor(readTimeoutMs / 4))),
+      )
+    : undefined
+  sweep?.unref()
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    const query = (sql: string, parameters: readonly unknown[]) => {
+      const name = names.get(sql)
+      const values = [...parameters]
+      const config = name ? { name, text: sql, values } : { text: sql, values }
+      return new Promise<pg.QueryResult>((resolve, reject) => {
+        const entry = { startedAt: Date.now(), client, fail: reject }
+        if (sweep) inFlight.add(entry)
+        client.query(config, (error: Error | undefined, result: pg.QueryResult) => {
+          inFlight.delete(entry)
+          if (error) reject(error)
+          else resolve(result)
+        })
+      })
+    }
+    const release = () => {
+      if (!timedOut.has(client)) return client.release()
+      // A query is still on this connection: closed, never reused.
+      timedOut.delete(client)
+      client.release(new Error(READ_TIMEOUT_MESSAGE))
+    }
+    // Cast: Kysely's client type is node-postgres's, of which this is the part Kysely calls.
+    return { query, release } as unknown as PostgresPoolClient
+  }
   return {
     async connect() {
       const client = await pool.connect()
-      const query = (sql: string, parameters: readonly unknown[]) => {
-        const name = names.get(sql)
-        const values = [...parameters]
-        return client.query(name ? { name, text: sql, values } : { text: sql, values })
-      }
-      // Cast: Kysely's client type is node-postgres's, of which this is the part Kysely calls.
-      return { query, release: () => client.release() } as unknown as PostgresPoolClient
+      let wrapper = wrappers.get(client)
+      if (!wrapper) wrappers.set(client, (wrapper = wrap(client)))
+      return wrapper
     },
-    end: () => pool.end(),
+    end: () => {
+      clearInterval(sweep)
+      return pool.end()
+    },
   }
 }
