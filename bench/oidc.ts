@@ -541,5 +541,7 @@ export async function run(): Promise<string> {
     '- `npx tsx bench/support/oidc-userinfo-tail.ts [postgres|pglite] [node flags]` runs UserInfo at 1,000 a',
     "  second and prints each run's latencies beside the server's and the sender's pauses and the server's",
     '  garbage collections (what the UserInfo tail is made of: docs/benchmarks.md).',
+    '- `npx tsx bench/support/oidc-userinfo-allocation.ts [postgres|pglite]` prints what each UserInfo call',
+    '  allocates and what of it survives young-generation collections (decision 0407).',
   ].join('\n')
 }
