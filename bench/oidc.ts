@@ -129,6 +129,19 @@ export async function registerBenchApp(base: string): Promise<App> {
   return { id: application.id, secret: clientSecret, basic: `Basic ${Buffer.from(`${application.id}:${clientSecret}`).toString('base64')}` }
 }
 
+/**
+ * Access tokens of the first 64 bench users, each signed in to `app` through the code flow, or to the
+ * product itself (`product`), for a load on UserInfo or on `GET /api/auth/me`.
+ */
+export async function benchAccessTokens(base: string, app: App, product = false): Promise<string[]> {
+  const tokens: string[] = []
+  for (let i = 0; i < 64; i++) {
+    const session = await signIn(base, `bench${i + 1}@example.com`, PASSWORD)
+    tokens.push(product ? session.accessToken : (await exchange(base, app, await authorize(app, { browser: new Browser(base), session }))).access_token)
+  }
+  return tokens
+}
+
 export interface Tokens {
   access_token: string
   refresh_token?: string

@@ -16,8 +16,7 @@
  */
 import { hash } from '@node-rs/argon2'
 import { freePort } from '../../tests/support/server-process'
-import { authorize, Browser, type Engine, exchange, PASSWORD, prepareEngine, registerBenchApp } from '../oidc'
-import { signIn } from './accounts'
+import { benchAccessTokens, type Engine, PASSWORD, prepareEngine, registerBenchApp } from '../oidc'
 import { openLoop } from './open-loop'
 import { startServer } from './server'
 
@@ -95,11 +94,7 @@ server.child.stdout!.on('data', (chunk: Buffer) => {
 })
 try {
   const app = await registerBenchApp(base)
-  const tokens: string[] = []
-  for (let i = 0; i < 64; i++) {
-    const session = await signIn(base, `bench${i + 1}@example.com`, PASSWORD)
-    tokens.push(process.env.ME ? session.accessToken : (await exchange(base, app, await authorize(app, { browser: new Browser(base), session }))).access_token)
-  }
+  const tokens = await benchAccessTokens(base, app, Boolean(process.env.ME))
   const route = process.env.ROUTE ?? (process.env.ME ? '/api/auth/me' : '/oidc/me')
   const load = (calls: number) =>
     openLoop({
