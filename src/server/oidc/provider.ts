@@ -7,7 +7,6 @@ import { HttpError } from '~server/http/errors'
 import type { RateLimiter } from '~server/rate-limit/rate-limiter'
 import { RULES } from '~server/rate-limit/rules'
 import { accountMayUseApp, loadAccount } from './accounts'
-import { letGoOfAnsweredRequest } from './answered-request'
 import { createAdapterClass, endLinkedProductSession } from './adapter'
 import { flushDeferredWrites } from './engine-request'
 import { isFirstParty, secretMatches } from './clients'
@@ -244,8 +243,6 @@ export function createProvider(options: ProviderOptions): Provider {
   }
   ;(provider as unknown as { deliverBackchannelLogout: typeof deliver }).deliverBackchannelLogout = deliver
 
-  // Outermost: an answered request's context lets go of it (answered-request.ts).
-  provider.use(letGoOfAnsweredRequest)
   if (options.limiter?.enabled) throttleTokenEndpoint(provider, options.limiter)
   provider.use(offlineAccessConsent)
   provider.use(linkProductSession(db))

@@ -1,13 +1,11 @@
-import { EventEmitter } from 'node:events'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { preparingPool, READ_TIMEOUT_MESSAGE } from '~server/db/prepared'
-import { letGoOfAnsweredRequest } from '~server/oidc/answered-request'
 
 /**
  * What keeps a request's objects short-lived, so that young-generation collections free them
- * (decision 0407): the database pool's own read timeout (no timer per query), one wrapper per
- * pooled connection, and the engine's context emptied once its request is answered.
+ * (decision 0407): the database pool's own read timeout (no timer per query) and one wrapper per
+ * pooled connection. The engine's part is in tests/api/oidc/engine-patches.test.ts (decision 0408).
  */
 
 /** A node-postgres pool stand-in whose one client answers only when told to. */
@@ -31,8 +29,6 @@ function fakePool() {
   }
   return { pool: pool as unknown as pg.Pool, calls, released, ended: () => ended }
 }
-
-const tick = () => new Promise((resolve) => setImmediate(resolve))
 
 describe('the pool Kysely is given', () => {
   it('hands out one wrapper per pooled connection, for its whole life', async () => {
@@ -100,54 +96,5 @@ describe('the pool Kysely is given', () => {
     } finally {
       await wrapped.end()
     }
-  })
-})
-
-describe("the engine's context once its request is answered", () => {
-  function engineContext() {
-    const res = new EventEmitter()
-    const oidc = Object.assign(new EventEmitter(), { entities: { AccessToken: { jti: 'x' } }, claims: { sub: 'u' }, route: 'userinfo' })
-    oidc.on('assign.client', () => {})
-    const ctx = { res, req: { url: '/me' }, request: {}, response: {}, state: { big: 'x'.repeat(1000) } }
-    Object.defineProperty(ctx, 'oidc', { get: () => oidc })
-    return { ctx: ctx as typeof ctx & { oidc: typeof oidc }, res, oidc }
-  }
-
-  it('lets go of the request once the middleware is done and the response has closed', async () => {
-    const { ctx, res, oidc } = engineContext()
-    await letGoOfAnsweredRequest(ctx as never, async () => {})
-    await tick()
-    expect(ctx.req).toEqual({ url: '/me' })
-    res.emit('close')
-    await tick()
-    expect(ctx.req).toBeUndefined()
-    expect(ctx.state).toBeUndefined()
-    expect(ctx.res).toBeUndefined()
-    expect(oidc.entities).toBeUndefined()
-    expect(oidc.claims).toBeUndefined()
-    expect(oidc.listenerCount('assign.client')).toBe(0)
-  })
-
-  it('waits for the middleware when the client went away first', async () => {
-    const { ctx, res } = engineContext()
-    let finish!: () => void
-    const running = letGoOfAnsweredRequest(ctx as never, () => new Promise<void>((resolve) => (finish = resolve)))
-    res.emit('close')
-    await tick()
-    expect(ctx.req).toEqual({ url: '/me' })
-    finish()
-    await running
-    expect(ctx.req).toEqual({ url: '/me' })
-    await tick()
-    expect(ctx.req).toBeUndefined()
-  })
-
-  it('leaves a request the engine did not route (no `oidc`) with only its own fields emptied', async () => {
-    const res = new EventEmitter()
-    const ctx: Record<string, unknown> = { res, req: {}, state: {} }
-    await letGoOfAnsweredRequest(ctx as never, async () => {})
-    res.emit('close')
-    await tick()
-    expect(ctx.req).toBeUndefined()
   })
 })
