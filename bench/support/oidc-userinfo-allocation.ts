@@ -10,7 +10,8 @@
  * (`/oidc/jwks`), or ME=1 `GET /api/auth/me`, for comparison. With SITES=1, also where the
  * survivors were allocated: the server's sampling heap profile (through its inspector) of the
  * objects no young-generation collection freed, with one forced at the end, by function, bytes
- * per call (the profiler slows collections: read its sizes, not the times it prints). A heap snapshot
+ * per call (the profiler slows collections: read its sizes, not the times it prints); SITES=all
+ * counts everything allocated instead, what makes scavenges come often. A heap snapshot
  * cannot show them: it runs a full collection first, which frees them.
  * The set-up is bench/oidc.ts's.
  */
@@ -26,7 +27,7 @@ interface ProfileNode {
   children: ProfileNode[]
 }
 
-function printSites(head: ProfileNode): void {
+function printSites(head: ProfileNode, everything: boolean): void {
   const bySite = new Map<string, number>()
   const walk = (node: ProfileNode) => {
     const { functionName, url, lineNumber } = node.callFrame
@@ -35,7 +36,7 @@ function printSites(head: ProfileNode): void {
     for (const child of node.children) walk(child)
   }
   walk(head)
-  console.log('Survivors by the function that allocated them, bytes per call:')
+  console.log(`${everything ? 'Everything allocated' : 'Survivors'}, by the function that allocated it, bytes per call:`)
   for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${String(Math.round(bytes / CALLS)).padStart(7)}  ${site}`)
 }
 
@@ -82,6 +83,7 @@ const port = await freePort()
 const base = `http://127.0.0.1:${port}`
 const inspectPort = await freePort()
 const sites = Boolean(process.env.SITES)
+const everything = process.env.SITES === 'all'
 const server = await startServer({ ...prepared.env, PORT: String(port), APP_URL: base, RATE_LIMIT: 'off', LOG_LEVEL: 'warn' }, [
   '--trace-gc-nvp',
   ...(sites ? [`--inspect=127.0.0.1:${inspectPort}`, '--expose-gc'] : []),
@@ -106,7 +108,7 @@ try {
     })
   await load(5_000)
   const inspector = sites ? await Inspector.open(inspectPort) : undefined
-  await inspector?.call('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMinorGC: false, includeObjectsCollectedByMajorGC: true })
+  await inspector?.call('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMinorGC: everything, includeObjectsCollectedByMajorGC: true })
   counting = true
   const result = await load(CALLS)
   await new Promise((resolve) => setTimeout(resolve, 200))
@@ -115,7 +117,7 @@ try {
     await inspector.call('Runtime.evaluate', { expression: "gc({ type: 'minor' })" })
     const { profile } = (await inspector.call('HeapProfiler.stopSampling')) as { profile: ProfileNode & { head: ProfileNode } }
     inspector.close()
-    printSites(profile.head)
+    printSites(profile.head, everything)
   }
   const sums = { allocated: 0, survived: 0, promoted: 0, scavenges: 0, scavengeMs: 0, fullMs: 0, full: 0 }
   for (const line of printed.split('\n')) {
