@@ -555,6 +555,6 @@ export async function run(): Promise<string> {
     "  second and prints each run's latencies beside the server's and the sender's pauses and the server's",
     '  garbage collections (what the UserInfo tail is made of: docs/benchmarks.md).',
     '- `npx tsx bench/support/oidc-userinfo-allocation.ts [postgres|pglite]` prints what each UserInfo call',
-    '  allocates and what of it survives young-generation collections (decision 0407).',
+    '  allocates and what of it survives young-generation collections (decisions 0407 and 0408).',
   ].join('\n')
 }
