@@ -1,11 +1,13 @@
 /**
  * Development aid (`npx tsx bench/support/oidc-userinfo-tail.ts [postgres|pglite] [node flags…]`):
- * where UserInfo's tail at 1,000 requests per second comes from. Four runs of 5 s sent evenly
- * (bench/support/open-loop.ts), each printed with the server's own event-loop delay and its garbage
- * collections over the run (bench/support/server-pauses.mjs), so that a run's p99 can be told apart
- * into the server's pauses, the sender's (this process's event loop) and what happened outside both. Node flags after the engine go to the
- * server (for example `--max-semi-space-size=16`). With ME=1, `GET /api/auth/me` instead. The
- * set-up is bench/oidc.ts's: 64 people signed in to one confidential app.
+ * where UserInfo's tail at 1,000 requests per second comes from. After a warm-up (WARM_UP_SECONDS,
+ * 15 by default), four runs of 5 s sent evenly (bench/support/open-loop.ts), each printed with the
+ * server's own event-loop delay and its garbage collections over the run
+ * (bench/support/server-pauses.mjs) and the sender's event-loop delay and CPU (this process), so
+ * that a run's p99 can be told apart into the server's pauses, the sender's and what happened
+ * outside both. With TIMELINE=1, also the worst latency of each 100 ms. Node flags after the
+ * engine go to the server (for example `--max-semi-space-size=16`). With ME=1, `GET /api/auth/me`
+ * instead. The set-up is bench/oidc.ts's: 64 people signed in to one confidential app.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -18,6 +20,13 @@ import { openLoop } from './open-loop'
 import { startServer } from './server'
 
 const engine = (process.argv[2] ?? 'postgres') as Engine
+/**
+ * A server that has just started answers 1,000 a second with a backlog of up to a few hundred ms
+ * for its first seconds, and once more about 10 s in (its socket writes several times slower for
+ * most of a second; seen on every run on one slow day): the runs start after both.
+ */
+const WARM_UP_SECONDS = Number(process.env.WARM_UP_SECONDS ?? 15)
+const TIMELINE = Boolean(process.env.TIMELINE)
 const serverFlags = process.argv.slice(3)
 const pausesFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-pauses-')), 'pauses.jsonl')
 const prepared = await prepareEngine(engine, await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 }))
@@ -33,7 +42,17 @@ try {
   const tokens = await benchAccessTokens(base, app, Boolean(process.env.ME))
   const route = process.env.ME ? '/api/auth/me' : '/oidc/me'
   const load = (seconds: number) =>
-    openLoop({ url: base, rate: 1000, seconds, connections: 20, request: (n) => ({ path: route, headers: { authorization: `Bearer ${tokens[n % tokens.length]!}` } }) })
+    openLoop({
+      url: base,
+      rate: 1000,
+      seconds,
+      connections: 20,
+      timelineMs: TIMELINE ? 100 : undefined,
+      request: (n) => ({ path: route, headers: { authorization: `Bearer ${tokens[n % tokens.length]!}` } }),
+    })
+  const printTimeline = (what: string, timeline?: number[]) => {
+    if (timeline) console.log(`${what}, the worst latency of each 100 ms (ms): ${timeline.map((ms) => ms.toFixed(0)).join(' ')}`)
+  }
   const pauses = async () => {
     server.child.kill('SIGUSR2')
     await new Promise((resolve) => setTimeout(resolve, 300))
@@ -43,22 +62,25 @@ try {
       gc: Record<string, { count: number; ms: number; maxMs: number }>
     }
   }
-  await load(3)
+  printTimeline('warm-up', (await load(WARM_UP_SECONDS)).timeline)
   console.log(`${engine} ${route} at 1,000/s, server flags: ${serverFlags.join(' ') || 'none'}`)
   const senderDelay = monitorEventLoopDelay({ resolution: 1 })
   senderDelay.enable()
   for (let run = 1; run <= 4; run++) {
     await pauses()
     senderDelay.reset()
+    const cpu = process.cpuUsage()
     const result = await load(5)
-    const sender = { p99: senderDelay.percentile(99) / 1e6, max: senderDelay.max / 1e6 }
+    const used = process.cpuUsage(cpu)
+    printTimeline(`run ${run}`, result.timeline)
+    const sender = { p99: senderDelay.percentile(99) / 1e6, max: senderDelay.max / 1e6, cpuShare: (used.user + used.system) / 1e3 / 5000 }
     const server = await pauses()
     const gc = Object.entries(server.gc)
       .map(([kind, g]) => `kind ${kind}: ${g.count} taking ${g.ms.toFixed(0)} ms (longest ${g.maxMs.toFixed(1)})`)
       .join('; ')
     const { p50, p90, p99, max } = result.latency
     console.log(
-      `run ${run}: p50 ${p50.toFixed(2)}, p90 ${p90.toFixed(2)}, p99 ${p99.toFixed(2)}, max ${max.toFixed(1)} ms | the server's event loop: delay p99 ${server.p99.toFixed(1)}, max ${server.max.toFixed(1)} ms; collections: ${gc} | the sender's event loop: delay p99 ${sender.p99.toFixed(1)}, max ${sender.max.toFixed(1)} ms`,
+      `run ${run}: p50 ${p50.toFixed(2)}, p90 ${p90.toFixed(2)}, p99 ${p99.toFixed(2)}, max ${max.toFixed(1)} ms | the server's event loop: delay p99 ${server.p99.toFixed(1)}, max ${server.max.toFixed(1)} ms; collections: ${gc} | the sender's event loop: delay p99 ${sender.p99.toFixed(1)}, max ${sender.max.toFixed(1)} ms, using ${(sender.cpuShare * 100).toFixed(0)}% of a core`,
     )
   }
 } finally {

@@ -20,6 +20,8 @@ export interface OpenLoopOptions {
   request(n: number): { path: string; method?: string; headers?: Record<string, string>; body?: string }
   /** Wait at most this long for each answer. */
   timeoutMs?: number
+  /** Also report the worst latency among the requests due in each slice of this many ms. */
+  timelineMs?: number
 }
 
 export interface OpenLoopResult {
@@ -30,6 +32,8 @@ export interface OpenLoopResult {
   /** Answers per second over the run. */
   answeredPerSecond: number
   latency: { p50: number; p90: number; p99: number; p999: number; max: number }
+  /** With `timelineMs`: the worst latency of each slice of the run, in order. */
+  timeline?: number[]
 }
 
 export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
@@ -87,6 +91,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
   const elapsed = (performance.now() - start) / 1000
   agent.destroy()
 
+  const timeline = options.timelineMs ? worstPerSlice(latencies, Math.max(1, Math.round(options.timelineMs / interval))) : undefined
   const sorted = Array.from(latencies).sort((a, b) => a - b)
   const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!)
   return {
@@ -96,7 +101,14 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
     errors,
     answeredPerSecond: answered / elapsed,
     latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: round(sorted[sorted.length - 1]!) },
+    timeline,
   }
+}
+
+function worstPerSlice(latencies: Float64Array, perSlice: number): number[] {
+  const worst: number[] = []
+  for (let first = 0; first < latencies.length; first += perSlice) worst.push(round(Math.max(...latencies.subarray(first, first + perSlice))))
+  return worst
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100
