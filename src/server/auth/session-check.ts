@@ -1,6 +1,7 @@
+import type { CompiledQuery } from 'kysely'
 import type { AppContext } from '~server/context'
 import { isUuid, userColumns, type UserRecord } from '~server/data/users'
-import { runNamedStatement } from '~server/db/prepared'
+import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import { forbidden, type HttpError, unauthorized } from '~server/http/errors'
 
 /**
@@ -14,6 +15,12 @@ export interface AuthState {
   sessionId: string
 }
 
+/**
+ * The session and its account, built and compiled once (src/server/db/prepared.ts), with the first
+ * database given: the statement is the same for every one.
+ */
+let liveSessionUser: ((sessionId: string, userId: string, now: Date) => CompiledQuery<UserRecord & { session_last_used_at: Date | null }>) | undefined
+
 /** How stale a session's recorded last use may grow before a signed-in call writes it again. */
 export const LAST_USE_PRECISION_MS = 60_000
 
@@ -24,16 +31,19 @@ export async function checkSession(ctx: AppContext, authorization: string | unde
   if (!claims || !isUuid(claims.sessionId) || !isUuid(claims.userId)) {
     throw unauthorized('Invalid or expired access token', 'TOKEN_INVALID')
   }
-  const liveSessionUser = ctx.db
-    .selectFrom('sessions as s')
-    .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(userColumns.map((column) => `u.${column}` as const))
-    .select('s.last_used_at as session_last_used_at')
-    .where('s.id', '=', claims.sessionId)
-    .where('s.user_id', '=', claims.userId)
-    .where('s.revoked_at', 'is', null)
-    .where('s.expires_at', '>', ctx.clock())
-  const row = (await runNamedStatement(ctx.db, liveSessionUser.compile())).rows[0]
+  const db = ctx.db
+  liveSessionUser ??= compiledOnce((sessionId: string, userId: string, now: Date) =>
+    db
+      .selectFrom('sessions as s')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .select(userColumns.map((column) => `u.${column}` as const))
+      .select('s.last_used_at as session_last_used_at')
+      .where('s.id', '=', sessionId)
+      .where('s.user_id', '=', userId)
+      .where('s.revoked_at', 'is', null)
+      .where('s.expires_at', '>', now),
+  )
+  const row = (await runNamedStatement(ctx.db, liveSessionUser(claims.sessionId, claims.userId, ctx.clock()))).rows[0]
   if (!row) throw await endedSessionRefusal(ctx, claims)
   const { session_last_used_at: lastUsedAt, ...user } = row
   const refusal = accountRefusal(user)

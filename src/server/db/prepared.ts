@@ -27,8 +27,8 @@ export function runNamedStatement<R>(db: Kysely<Database> | Transaction<Database
 const PLACEHOLDER = '\u0000accounts-value-'
 
 /**
- * A named statement built and compiled once, for the hottest of them (the protocol engine's reads,
- * src/server/oidc): `build` is called once with a placeholder in place of each value, and every
+ * A named statement built and compiled once, for the hottest of them (the session check of every
+ * signed-in request, the protocol engine's reads in src/server/oidc): `build` is called once with a placeholder in place of each value, and every
  * call after it puts its values in the placeholders' places, instead of building and compiling
  * the query again (a few percent of such a request's CPU). Only for queries whose shape no value
  * changes: each value must be a parameter of the statement, never a part of its text.
