@@ -1,8 +1,8 @@
 /**
  * Development aid (`npx tsx bench/support/oidc-userinfo-tail.ts [postgres|pglite] [node flags…]`):
  * where UserInfo's tail at 1,000 requests per second comes from. After a warm-up (WARM_UP_SECONDS,
- * 15 by default), four runs of 5 s sent evenly (bench/support/open-loop.ts), each printed with the
- * server's own event-loop delay and its garbage collections over the run
+ * 15 by default), four runs of RUN_SECONDS sent evenly (bench/support/open-loop.ts), each printed
+ * with the server's own event-loop delay and its garbage collections over the run
  * (bench/support/server-pauses.mjs) and the sender's event-loop delay and CPU (this process), so
  * that a run's p99 can be told apart into the server's pauses, the sender's and what happened
  * outside both. With TIMELINE=1, also the worst latency of each 100 ms. Node flags after the
@@ -27,6 +27,7 @@ const engine = (process.argv[2] ?? 'postgres') as Engine
  */
 const WARM_UP_SECONDS = Number(process.env.WARM_UP_SECONDS ?? 15)
 const TIMELINE = Boolean(process.env.TIMELINE)
+const RUN_SECONDS = 5
 const serverFlags = process.argv.slice(3)
 const pausesFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-pauses-')), 'pauses.jsonl')
 const prepared = await prepareEngine(engine, await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 }))
@@ -70,10 +71,10 @@ try {
     await pauses()
     senderDelay.reset()
     const cpu = process.cpuUsage()
-    const result = await load(5)
+    const result = await load(RUN_SECONDS)
     const used = process.cpuUsage(cpu)
     printTimeline(`run ${run}`, result.timeline)
-    const sender = { p99: senderDelay.percentile(99) / 1e6, max: senderDelay.max / 1e6, cpuShare: (used.user + used.system) / 1e3 / 5000 }
+    const sender = { p99: senderDelay.percentile(99) / 1e6, max: senderDelay.max / 1e6, cpuShare: (used.user + used.system) / 1e6 / RUN_SECONDS }
     const server = await pauses()
     const gc = Object.entries(server.gc)
       .map(([kind, g]) => `kind ${kind}: ${g.count} taking ${g.ms.toFixed(0)} ms (longest ${g.maxMs.toFixed(1)})`)

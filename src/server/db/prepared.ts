@@ -28,9 +28,10 @@ const PLACEHOLDER = '\u0000accounts-value-'
 
 /**
  * A named statement built and compiled once, for the hottest of them (the session check of every
- * signed-in request, the protocol engine's reads in src/server/oidc): `build` is called once with a placeholder in place of each value, and every
- * call after it puts its values in the placeholders' places, instead of building and compiling
- * the query again (a few percent of such a request's CPU). Only for queries whose shape no value
+ * signed-in request, the protocol engine's reads in src/server/oidc): `build` is called once with
+ * a placeholder in place of each value, and every call after it puts its values in the
+ * placeholders' places, instead of building and compiling the query again (a few percent of an
+ * engine request's CPU, about a sixth of `GET /auth/me`'s). Only for queries whose shape no value
  * changes: each value must be a parameter of the statement, never a part of its text.
  */
 export function compiledOnce<V extends unknown[], R>(build: (...values: V) => { compile(): CompiledQuery<R> }): (...values: V) => CompiledQuery<R> {
