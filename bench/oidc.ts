@@ -10,7 +10,7 @@ import { openDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
 import { freePort } from '../tests/support/server-process'
 import { productRefreshRequest, seedBenchUsers, signIn, type SignedIn, signInRequest } from './support/accounts'
-import { openLoop, type OpenLoopResult } from './support/open-loop'
+import { type OpenLoopResult, type RequestSpec, SenderProcess } from './support/open-loop'
 import { type BenchServer, dropDatabase, machineLine, recreateDatabase, startServer } from './support/server'
 
 /**
@@ -423,29 +423,23 @@ async function runEngine(engine: Engine, passwordHash: string): Promise<EngineRe
 
     console.log('UserInfo and GET /auth/me at 1,000 requests per second...')
     const sessions = await Promise.all(emails.slice(200, 220).map((email) => signIn(base, email, PASSWORD)))
-    const userinfoLoad = (seconds: number) =>
-      openLoop({
-        url: base,
-        rate: 1000,
-        seconds,
-        connections: 20,
-        request: (n) => ({ path: '/oidc/me', headers: { authorization: `Bearer ${accessTokens[n % accessTokens.length]!}` } }),
-      })
-    const meLoad = (seconds: number) =>
-      openLoop({
-        url: base,
-        rate: 1000,
-        seconds,
-        connections: 20,
-        request: (n) => ({ path: '/api/auth/me', headers: { authorization: `Bearer ${sessions[n % sessions.length]!.accessToken}` } }),
-      })
-    await userinfoLoad(2)
-    await meLoad(2)
-    for (let run = 0; run < ROUNDS; run++) {
-      result.userinfo.push(await userinfoLoad(SECONDS))
-      await pause(500)
-      result.me.push(await meLoad(SECONDS))
-      await pause(500)
+    // Sent from a process of its own: this one holds every earlier measure's garbage, and its
+    // collections would count as the server's latency (bench/support/open-loop.ts).
+    const sender = await SenderProcess.start()
+    try {
+      const userinfo = accessTokens.map((token) => ({ path: '/oidc/me', headers: { authorization: `Bearer ${token}` } }))
+      const me = sessions.map((session) => ({ path: '/api/auth/me', headers: { authorization: `Bearer ${session.accessToken}` } }))
+      const load = (requests: RequestSpec[], seconds: number) => sender.run({ url: base, rate: 1000, seconds, connections: 20, requests })
+      await load(userinfo, 2)
+      await load(me, 2)
+      for (let run = 0; run < ROUNDS; run++) {
+        result.userinfo.push(await load(userinfo, SECONDS))
+        await pause(500)
+        result.me.push(await load(me, SECONDS))
+        await pause(500)
+      }
+    } finally {
+      await sender.stop()
     }
     result.load.push(os.loadavg()[0]!)
     return result
@@ -522,8 +516,8 @@ export async function run(): Promise<string> {
     `Run by \`npm run bench -- oidc\` on ${new Date().toISOString().slice(0, 10)}: ${machineLine()} (${summary}).`,
     `This machine's speed, for comparing runs on different machines: the Argon2id hasher alone, one verification at a time on one core,`,
     `${fmt(machineSpeed, 1)} a second (auth.md's runs of 2026-11-23 measured 120-139 a second with one at a time on each of two cores).`,
-    'The server in its own process (`src/server/main.ts`, RATE_LIMIT=off, LOG_LEVEL=warn), autocannon and the open-loop',
-    `sender in the benchmark process. ${USERS} accounts; ${PEOPLE} of them signed in to one confidential, first-party app`,
+    'The server in its own process (`src/server/main.ts`, RATE_LIMIT=off, LOG_LEVEL=warn), autocannon in the benchmark process,',
+    `the open-loop sender in a small one of its own. ${USERS} accounts; ${PEOPLE} of them signed in to one confidential, first-party app`,
     `(registered through the admin API) with \`${SCOPE}\`: one grant each. Each refresh request presents the`,
     'refresh token the last answer gave (a pool of one live token per person, so two requests never race for one grant);',
     'the product refresh the same, with 64 product sessions. The server CPU time per answer is read from /proc: it counts',

@@ -1,5 +1,7 @@
+import { type ChildProcess, fork } from 'node:child_process'
 import http from 'node:http'
 import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 
 /**
  * A constant-rate ("open loop") load generator: request n is due at start + n / rate, whether or
@@ -17,11 +19,18 @@ export interface OpenLoopOptions {
   /** Keep-alive connections the requests share; a request waits for a free one. */
   connections: number
   /** The n-th request: path (with query), method, headers, body. */
-  request(n: number): { path: string; method?: string; headers?: Record<string, string>; body?: string }
+  request(n: number): RequestSpec
   /** Wait at most this long for each answer. */
   timeoutMs?: number
   /** Also report the worst latency among the requests due in each slice of this many ms. */
   timelineMs?: number
+}
+
+export interface RequestSpec {
+  path: string
+  method?: string
+  headers?: Record<string, string>
+  body?: string
 }
 
 export interface OpenLoopResult {
@@ -112,3 +121,59 @@ function worstPerSlice(latencies: Float64Array, perSlice: number): number[] {
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100
+
+/** What a sender process is given: the requests are taken in turn, the first again after the last. */
+export type SenderOptions = Omit<OpenLoopOptions, 'request'> & { requests: RequestSpec[] }
+
+/**
+ * The same load, sent from a process of its own (`open-loop-process.ts`), kept for several runs.
+ * A sender's own pauses count as latency (a request due during one is sent late), so a benchmark
+ * whose process holds much else (other loads' results, autocannon's, an earlier engine's) would
+ * measure its own garbage collections too; a small process of its own measures the server.
+ */
+export class SenderProcess {
+  private next = 0
+  private readonly waiting = new Map<number, { resolve(result: OpenLoopResult): void; reject(error: Error): void }>()
+
+  private constructor(private readonly child: ChildProcess) {
+    child.on('message', (message: { id: number; result?: OpenLoopResult; error?: string }) => {
+      const waiter = this.waiting.get(message.id)
+      this.waiting.delete(message.id)
+      if (message.result) waiter?.resolve(message.result)
+      else waiter?.reject(new Error(message.error ?? 'the sender failed'))
+    })
+    child.on('exit', (code, signal) => {
+      for (const waiter of this.waiting.values()) waiter.reject(new Error(`the sender ended (${signal ?? code})`))
+      this.waiting.clear()
+    })
+  }
+
+  static async start(): Promise<SenderProcess> {
+    const child = fork(fileURLToPath(new URL('./open-loop-process.ts', import.meta.url)), [], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    })
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve())
+      child.once('error', reject)
+      child.once('exit', (code) => reject(new Error(`the sender did not start (${code})`)))
+    })
+    return new SenderProcess(child)
+  }
+
+  run(options: SenderOptions): Promise<OpenLoopResult> {
+    const id = this.next++
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject })
+      this.child.send({ id, options })
+    })
+  }
+
+  /** Ends the process; safe to call more than once, and after it has ended. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return
+    const exited = new Promise((resolve) => this.child.once('exit', resolve))
+    this.child.kill()
+    await exited
+  }
+}
