@@ -192,7 +192,11 @@ async function seedUsers(db: Kysely<Database>, have: number, count: number, log:
         CASE WHEN r3 < 0.4 THEN '+1 555 ' || lpad((g % 10000000)::text, 7, '0') END,
         ${passwordHash},
         CASE WHEN r1 < 0.0005 THEN 'ADMIN' WHEN r1 < 0.03 THEN 'DEVELOPER' WHEN r1 < 0.06 THEN 'MODERATOR' ELSE 'CLIENT' END,
-        CASE WHEN r2 < 0.88 THEN 'ACTIVE' WHEN r2 < 0.96 THEN 'INACTIVE' ELSE 'SUSPENDED' END,
+        -- No seeded administrator is active: the server creates the first administrator, and
+        -- prints its password, only while no active one exists (ensureFirstAdmin), and nobody
+        -- could sign in as a seeded one.
+        CASE WHEN r1 < 0.0005 THEN (CASE WHEN r2 < 0.5 THEN 'INACTIVE' ELSE 'SUSPENDED' END)
+             WHEN r2 < 0.88 THEN 'ACTIVE' WHEN r2 < 0.96 THEN 'INACTIVE' ELSE 'SUSPENDED' END,
         CASE WHEN r2 < 0.97 THEN created + interval '10 minutes' END,
         created,
         created + (now() - created) * r3,
