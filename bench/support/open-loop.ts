@@ -164,8 +164,13 @@ export class SenderProcess {
   run(options: SenderOptions): Promise<OpenLoopResult> {
     const id = this.next++
     return new Promise((resolve, reject) => {
+      if (this.child.exitCode !== null || this.child.signalCode !== null) return reject(new Error('the sender has ended'))
       this.waiting.set(id, { resolve, reject })
-      this.child.send({ id, options })
+      this.child.send({ id, options }, (error) => {
+        if (!error) return
+        this.waiting.delete(id)
+        reject(error)
+      })
     })
   }
 
