@@ -161,10 +161,14 @@ export class SenderProcess {
     return new SenderProcess(child)
   }
 
+  private get ended(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null
+  }
+
   run(options: SenderOptions): Promise<OpenLoopResult> {
     const id = this.next++
     return new Promise((resolve, reject) => {
-      if (this.child.exitCode !== null || this.child.signalCode !== null) return reject(new Error('the sender has ended'))
+      if (this.ended) return reject(new Error('the sender has ended'))
       this.waiting.set(id, { resolve, reject })
       this.child.send({ id, options }, (error) => {
         if (!error) return
@@ -176,7 +180,7 @@ export class SenderProcess {
 
   /** Ends the process; safe to call more than once, and after it has ended. */
   async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return
+    if (this.ended) return
     const exited = new Promise((resolve) => this.child.once('exit', resolve))
     this.child.kill()
     await exited

@@ -70,7 +70,7 @@ describe('the first minutes with the server', () => {
     expect(refused.code).toBe(1)
     expect(refused.output).toMatch(/^Cannot seed: .*already using the data directory/m)
 
-    // The first administrator is created and printed although the seed made administrators too:
+    // The first administrator is created and printed even when the seed makes administrators too:
     // none of those is active (src/server/cli/seed.ts).
     const admin = printedAdmin(server.output())
     expect(admin, server.output()).not.toBeNull()
