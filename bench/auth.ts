@@ -1,12 +1,10 @@
-import { type ChildProcess, fork } from 'node:child_process'
 import os from 'node:os'
 import { hash, verify } from '@node-rs/argon2'
 import autocannon from 'autocannon'
 import pLimit from 'p-limit'
 import { productRefreshRequest, seedBenchUsers, signIn } from './support/accounts'
 import { type OpenLoopResult, SenderProcess } from './support/open-loop'
-import { dropDatabase, machineLine, machineTime, recreateDatabase, startServer } from './support/server'
-import { freePort } from '../tests/support/server-process'
+import { dropDatabase, forkSupport, machineLine, machineTime, nextMessage, recreateDatabase, startBareServer, startServer } from './support/server'
 
 /**
  * Authentication speed on PostgreSQL, the load generator (autocannon) in this process and the
@@ -49,13 +47,6 @@ async function inProcessHasherRate(passwordHash: string, seconds: number): Promi
   return (done * 1000) / (Date.now() - start)
 }
 
-/** A TypeScript file of bench/support in a child process with an IPC channel. */
-function forkSupport(file: string, env: Record<string, string> = {}): ChildProcess {
-  return fork(new URL(`./support/${file}`, import.meta.url).pathname, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env } })
-}
-
-const nextMessage = <T>(child: ChildProcess) => new Promise<T>((resolve) => child.once('message', (message) => resolve(message as T)))
-
 /** The hasher alone in one process per core, each verifying one at a time: no two share a memory map. */
 async function perCoreHasherRate(passwordHash: string, seconds: number): Promise<number> {
   const children = Array.from({ length: os.availableParallelism() }, () => forkSupport('hasher-loop.ts'))
@@ -64,14 +55,6 @@ async function perCoreHasherRate(passwordHash: string, seconds: number): Promise
   const rates = children.map((child) => nextMessage<number>(child))
   for (const child of children) child.send({ hash: passwordHash, password: PASSWORD, seconds })
   return (await Promise.all(rates)).reduce((sum, rate) => sum + rate, 0)
-}
-
-/** A bare sign-in server (bench/support/bare-sign-in-server.ts) listening on a port of its own. */
-async function startBareServer(env: Record<string, string>): Promise<{ url: string; stop(): void }> {
-  const port = await freePort()
-  const child = forkSupport('bare-sign-in-server.ts', { PORT: String(port), ...env })
-  await nextMessage(child)
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() }
 }
 
 const ok2xx = (r: Result) => r['2xx']
@@ -108,8 +91,8 @@ export async function run(): Promise<string> {
     // Beside the real server, two bare ones (bench/support/bare-sign-in-server.ts): HTTP and the
     // hash only, and HTTP, the hash and the sign-in's two statements. What they reach is what
     // this machine allows any server, whatever its code.
-    const bareHash = await startBareServer({ BARE_HASH: passwordHash })
-    const bareDatabase = await startBareServer({ BARE_DATABASE: 'on', DATABASE_URL: url })
+    const bareHash = await startBareServer('bare-sign-in-server.ts', { BARE_HASH: passwordHash })
+    const bareDatabase = await startBareServer('bare-sign-in-server.ts', { BARE_DATABASE: 'on', DATABASE_URL: url })
     const login = { latency: { p50: 0, p99: 0 }, non2xx: 0, errors: 0, timeouts: 0 }
     const turns = {
       inProcess: () => inProcessHasherRate(passwordHash, SECONDS / ROUNDS),

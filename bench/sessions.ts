@@ -1,4 +1,3 @@
-import fs from 'node:fs'
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { hash } from '@node-rs/argon2'
@@ -7,7 +6,7 @@ import { SEEN_DEVICES_SECONDS } from '~server/auth/sessions'
 import { openDatabase } from '~server/db/database'
 import { listLiveSessions, userAgentsUsedSince } from '~server/data/sessions'
 import { seedBenchUsers } from './support/accounts'
-import { dropDatabase, machineLine, query, recreateDatabase, startServer } from './support/server'
+import { dropDatabase, machineLine, processCpuMs, query, recreateDatabase, startServer } from './support/server'
 
 /**
  * Signed-in devices on PostgreSQL: `GET /auth/sessions` for an account with 100 live sessions
@@ -52,12 +51,6 @@ function stats(samples: number[]): Stats {
 const ms = (n: number) => n.toFixed(2)
 const row = (name: string, s: Stats, target?: number) =>
   `| ${name} | ${s.n} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${ms(s.max)} | ${target ? `< ${target}` : ''} | ${target ? (s.p95 < target ? 'met' : 'MISSED') : ''} |`
-
-/** User + system CPU of one process, ms (Linux). */
-function processCpuMs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
-}
 
 async function timeHttp(url: string, token: string, count: number): Promise<number[]> {
   const samples: number[] = []

@@ -1,11 +1,10 @@
-import fs from 'node:fs'
 import os from 'node:os'
 import { hash, verify } from '@node-rs/argon2'
 import autocannon from 'autocannon'
 import { generateSync } from 'otplib'
 import pLimit from 'p-limit'
 import { seedBenchUsers, signIn, signInRequest } from './support/accounts'
-import { dropDatabase, machineLine, recreateDatabase, startServer } from './support/server'
+import { dropDatabase, machineLine, processCpuMs, recreateDatabase, startServer } from './support/server'
 
 /**
  * Two-factor sign-in on PostgreSQL, the server in its own process:
@@ -25,12 +24,6 @@ const ROUNDS = 2
 
 interface Json {
   data: Record<string, unknown>
-}
-
-/** User + system CPU of one process, ms (clock ticks of 10 ms). */
-function processCpuMs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
 }
 
 async function post(base: string, path: string, body: unknown, session?: { accessToken: string; csrfToken: string }): Promise<{ status: number; json: Json }> {

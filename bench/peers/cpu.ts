@@ -1,6 +1,5 @@
-import fs from 'node:fs'
 import pg from 'pg'
-import { benchServerUrl } from '../support/server'
+import { benchServerUrl, processCpuMs } from '../support/server'
 import type { System } from './systems'
 
 /**
@@ -11,15 +10,6 @@ import type { System } from './systems'
 export interface CpuSample {
   server: number
   database: number
-}
-
-function processCpuMs(pid: number): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
-  } catch {
-    return 0 // the process ended
-  }
 }
 
 export interface CpuSnapshot {

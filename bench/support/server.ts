@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process'
+import { type ChildProcess, fork } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -6,7 +6,7 @@ import path from 'node:path'
 import pg from 'pg'
 import { openDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
-import { startServer as startProcess, stopServer } from '../../tests/support/server-process'
+import { freePort, startServer as startProcess, stopServer } from '../../tests/support/server-process'
 
 /** Helpers shared by the benchmarks: a scratch PostgreSQL database and the real server process. */
 
@@ -79,9 +79,59 @@ export function machineLine(): string {
   return `${os.availableParallelism()} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`
 }
 
+/** User + system CPU time of one process so far, ms (Linux, clock ticks of 10 ms); 0 once it has ended. */
+export function processCpuMs(pid: number): number {
+  try {
+    // Fields 14 and 15 of /proc/PID/stat, counted after the parenthesised name.
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return 0
+  }
+}
+
 /** The machine's idle (with I/O wait), stolen and total time over all cores since boot, ms (Linux). */
 export function machineTime(): { idle: number; steal: number; total: number } {
   const ticks = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number)
   const ms = (n: number) => n * 10
   return { idle: ms(ticks[3]! + ticks[4]!), steal: ms(ticks[7]!), total: ms(ticks.reduce((sum, n) => sum + n, 0)) }
+}
+
+/** A TypeScript file of bench/support in a child process with an IPC channel. */
+export function forkSupport(file: string, env: Record<string, string> = {}): ChildProcess {
+  return fork(new URL(`./${file}`, import.meta.url).pathname, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env } })
+}
+
+export const nextMessage = <T>(child: ChildProcess) => new Promise<T>((resolve) => child.once('message', (message) => resolve(message as T)))
+
+/**
+ * A bare server of bench/support (a file that listens on PORT and sends a message once it does),
+ * beside the real one: what this machine allows any server, told apart from what the product costs.
+ */
+export async function startBareServer(file: string, env: Record<string, string> = {}): Promise<{ url: string; stop(): void }> {
+  const port = await freePort()
+  const child = forkSupport(file, { PORT: String(port), ...env })
+  await nextMessage(child)
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() }
+}
+
+/**
+ * CPU time, ms since boot, of the kernel's DAMON threads (`kdamond.N`, Linux's data access monitor,
+ * which a host may run to find memory it can reclaim), or undefined where none runs. Read before and
+ * after a measurement: on a virtual machine whose page tables the hypervisor shadows, each of its
+ * sampling passes stalls every process for as long as it runs (docs/benchmarks.md).
+ */
+export function memoryMonitorTime(): number | undefined {
+  let ms: number | undefined
+  for (const pid of fs.existsSync('/proc') ? fs.readdirSync('/proc') : []) {
+    if (!/^\d+$/.test(pid)) continue
+    let name: string
+    try {
+      name = fs.readFileSync(`/proc/${pid}/comm`, 'utf8')
+    } catch {
+      continue // the process ended
+    }
+    if (name.startsWith('kdamond')) ms = (ms ?? 0) + processCpuMs(Number(pid))
+  }
+  return ms
 }
