@@ -11,7 +11,7 @@ import { migrateToLatest } from '~server/db/migrate'
 import { freePort } from '../tests/support/server-process'
 import { productRefreshRequest, seedBenchUsers, signIn, type SignedIn, signInRequest } from './support/accounts'
 import { type OpenLoopResult, type RequestSpec, SenderProcess } from './support/open-loop'
-import { type BenchServer, dropDatabase, machineLine, recreateDatabase, startServer } from './support/server'
+import { type BenchServer, dropDatabase, machineLine, memoryMonitorTime, processCpuMs, recreateDatabase, startBareServer, startServer } from './support/server'
 
 /**
  * Sign in with Accounts (the OpenID Connect provider under /oidc, contract section 9), in one run
@@ -53,16 +53,6 @@ export type Engine = 'pglite' | 'postgres'
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** User + system CPU time of one process so far, ms (Linux); 0 once it has ended. */
-function processCpuMs(pid: number): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
-  } catch {
-    return 0
-  }
-}
 
 /** A browser for the engine's pages: a cookie jar and redirects followed by hand. */
 export class Browser {
@@ -259,6 +249,10 @@ interface EngineResult {
   signIn: Turn
   userinfo: OpenLoopResult[]
   me: OpenLoopResult[]
+  /** The bare server's runs (bench/support/bare-userinfo-server.ts): what this machine allows any server. */
+  bare: OpenLoopResult[]
+  /** CPU ms a second the kernel's memory monitor (DAMON) took during each round of the three, where it runs. */
+  memoryMonitor: number[]
   prepared: { codes: number; seconds: number }
   idTokenAlg: string
 }
@@ -399,6 +393,8 @@ async function runEngine(engine: Engine, passwordHash: string): Promise<EngineRe
       signIn: emptyTurn(),
       userinfo: [],
       me: [],
+      bare: [],
+      memoryMonitor: [],
       prepared: { codes: 0, seconds: 0 },
       idTokenAlg,
     }
@@ -426,19 +422,30 @@ async function runEngine(engine: Engine, passwordHash: string): Promise<EngineRe
     // Sent from a process of its own: this one holds every earlier measure's garbage, and its
     // collections would count as the server's latency (bench/support/open-loop.ts).
     const sender = await SenderProcess.start()
+    const bare = await startBareServer('bare-userinfo-server.ts')
     try {
       const userinfo = accessTokens.map((token) => ({ path: '/oidc/me', headers: { authorization: `Bearer ${token}` } }))
       const me = sessions.map((session) => ({ path: '/api/auth/me', headers: { authorization: `Bearer ${session.accessToken}` } }))
-      const load = (requests: RequestSpec[], seconds: number) => sender.run({ url: base, rate: 1000, seconds, connections: 20, requests })
+      const load = (requests: RequestSpec[], seconds: number, url = base) => sender.run({ url, rate: 1000, seconds, connections: 20, requests })
       await load(userinfo, 2)
       await load(me, 2)
+      await load(userinfo, 2, bare.url)
       for (let run = 0; run < ROUNDS; run++) {
+        const monitorBefore = memoryMonitorTime()
+        const began = performance.now()
         result.userinfo.push(await load(userinfo, SECONDS))
         await pause(500)
         result.me.push(await load(me, SECONDS))
         await pause(500)
+        result.bare.push(await load(userinfo, SECONDS, bare.url))
+        const monitorAfter = memoryMonitorTime()
+        if (monitorBefore !== undefined && monitorAfter !== undefined) {
+          result.memoryMonitor.push(((monitorAfter - monitorBefore) * 1000) / (performance.now() - began))
+        }
+        await pause(500)
       }
     } finally {
+      bare.stop()
       await sender.stop()
     }
     result.load.push(os.loadavg()[0]!)
@@ -489,6 +496,24 @@ function engineSection(result: EngineResult): string {
     '| --- | --- | --- | --- | --- | --- | --- |',
     openRow('UserInfo, `GET /oidc/me` (opaque access token checked in the database)', userinfo, result.userinfo, true),
     openRow('The session check, `GET /api/auth/me`', me, result.me),
+    openRow('A bare `node:http` server answering the same claims (no framework, engine or database)', medianRun(result.bare), result.bare),
+    '',
+    memoryMonitorLine(result.memoryMonitor),
+  ].join('\n')
+}
+
+/**
+ * What the kernel's memory monitor took while the 1,000-a-second runs ran. On this kind of virtual
+ * machine its sampling stalls a process in proportion to the memory it keeps using
+ * (bench/support/memory-monitor-stalls.ts), so a run's tail says as much about the machine's
+ * state as about the product: this line says what that state was.
+ */
+function memoryMonitorLine(msPerSecond: number[]): string {
+  if (msPerSecond.length === 0) return "The kernel's memory monitor (DAMON) did not run on this machine during these runs."
+  return [
+    `The kernel's memory monitor (DAMON, \`kdamond\`) took ${msPerSecond.map((ms) => fmt(ms, 1)).join(', ')} ms of CPU a second in each round of the three.`,
+    'Its sampling, twice a second, stalls each process here in proportion to the memory it keeps using: the bare server, with',
+    "little, feels it least; the product's server (about 100 MiB of live heap) and PostgreSQL more (docs/benchmarks.md).",
   ].join('\n')
 }
 
@@ -548,6 +573,11 @@ export async function run(): Promise<string> {
     '- `npx tsx bench/support/oidc-userinfo-tail.ts [postgres|pglite] [node flags]` runs UserInfo at 1,000 a',
     "  second and prints each run's latencies beside the server's and the sender's pauses and the server's",
     '  garbage collections (what the UserInfo tail is made of: docs/benchmarks.md).',
+    "- On this machine the 1,000-a-second tails follow the kernel's memory monitor (DAMON) more than the",
+    "  product: with its sampling paused (a diagnosis, never done by the benchmark), UserInfo's p99 came to",
+    "  5.2 ms and `/auth/me`'s to 4.5 in a run where both were 30-50 ms with it running (docs/benchmarks.md).",
+    '  `npx tsx bench/support/memory-monitor-stalls.ts` shows the same on the bare server once it holds',
+    '  200 MiB of heap.',
     '- `npx tsx bench/support/oidc-userinfo-allocation.ts [postgres|pglite]` prints what each UserInfo call',
     '  allocates and what of it survives young-generation collections (decisions 0407 and 0408).',
   ].join('\n')
