@@ -249,9 +249,9 @@ interface EngineResult {
   signIn: Turn
   userinfo: OpenLoopResult[]
   me: OpenLoopResult[]
-  /** The bare server's runs (bench/support/bare-userinfo-server.ts): what this machine allows any server. */
+  /** The bare server's runs (bench/support/bare-userinfo-server.ts): what this machine allows a server with little memory. */
   bare: OpenLoopResult[]
-  /** CPU ms a second the kernel's memory monitor (DAMON) took during each round of the three, where it runs. */
+  /** CPU ms a second the kernel's memory monitor (DAMON) took during each round of the 1,000-a-second runs, where it runs. */
   memoryMonitor: number[]
   prepared: { codes: number; seconds: number }
   idTokenAlg: string
@@ -422,8 +422,9 @@ async function runEngine(engine: Engine, passwordHash: string): Promise<EngineRe
     // Sent from a process of its own: this one holds every earlier measure's garbage, and its
     // collections would count as the server's latency (bench/support/open-loop.ts).
     const sender = await SenderProcess.start()
-    const bare = await startBareServer('bare-userinfo-server.ts')
+    let bare: { url: string; stop(): void } | undefined
     try {
+      bare = await startBareServer('bare-userinfo-server.ts')
       const userinfo = accessTokens.map((token) => ({ path: '/oidc/me', headers: { authorization: `Bearer ${token}` } }))
       const me = sessions.map((session) => ({ path: '/api/auth/me', headers: { authorization: `Bearer ${session.accessToken}` } }))
       const load = (requests: RequestSpec[], seconds: number, url = base) => sender.run({ url, rate: 1000, seconds, connections: 20, requests })
@@ -445,7 +446,7 @@ async function runEngine(engine: Engine, passwordHash: string): Promise<EngineRe
         await pause(500)
       }
     } finally {
-      bare.stop()
+      bare?.stop()
       await sender.stop()
     }
     result.load.push(os.loadavg()[0]!)
@@ -511,7 +512,7 @@ function engineSection(result: EngineResult): string {
 function memoryMonitorLine(msPerSecond: number[]): string {
   if (msPerSecond.length === 0) return "The kernel's memory monitor (DAMON) did not run on this machine during these runs."
   return [
-    `The kernel's memory monitor (DAMON, \`kdamond\`) took ${msPerSecond.map((ms) => fmt(ms, 1)).join(', ')} ms of CPU a second in each round of the three.`,
+    `The kernel's memory monitor (DAMON, \`kdamond\`) took ${msPerSecond.map((ms) => fmt(ms, 1)).join(', ')} ms of CPU a second in each round.`,
     'Its sampling, twice a second, stalls each process here in proportion to the memory it keeps using: the bare server, with',
     "little, feels it least; the product's server (about 100 MiB of live heap) and PostgreSQL more (docs/benchmarks.md).",
   ].join('\n')
@@ -571,8 +572,8 @@ export async function run(): Promise<string> {
     '- `npx tsx bench/support/oidc-refresh-profile.ts [pglite|postgres]` runs refresh grants alone with',
     '  the server under `--cpu-prof` (profile in /tmp/oidc-prof).',
     '- `npx tsx bench/support/oidc-userinfo-tail.ts [postgres|pglite] [node flags]` runs UserInfo at 1,000 a',
-    "  second and prints each run's latencies beside the server's and the sender's pauses and the server's",
-    '  garbage collections (what the UserInfo tail is made of: docs/benchmarks.md).',
+    "  second and prints each run's latencies beside the server's pauses, garbage collections and memory",
+    "  and the CPU the kernel's memory monitor took (what the UserInfo tail is made of: docs/benchmarks.md).",
     "- On this machine the 1,000-a-second tails follow the kernel's memory monitor (DAMON) more than the",
     "  product: with its sampling paused (a diagnosis, never done by the benchmark), UserInfo's p99 came to",
     "  5.2 ms and `/auth/me`'s to 4.5 in a run where both were 30-50 ms with it running (docs/benchmarks.md).",
