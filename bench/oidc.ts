@@ -11,7 +11,17 @@ import { migrateToLatest } from '~server/db/migrate'
 import { freePort } from '../tests/support/server-process'
 import { productRefreshRequest, seedBenchUsers, signIn, type SignedIn, signInRequest } from './support/accounts'
 import { type OpenLoopResult, type RequestSpec, SenderProcess } from './support/open-loop'
-import { type BenchServer, dropDatabase, machineLine, memoryMonitorTime, processCpuMs, recreateDatabase, startBareServer, startServer } from './support/server'
+import {
+  type BenchServer,
+  dropDatabase,
+  machineLine,
+  memoryMonitorMeter,
+  processCpuMs,
+  recreateDatabase,
+  type BareServer,
+  startBareServer,
+  startServer,
+} from './support/server'
 
 /**
  * Sign in with Accounts (the OpenID Connect provider under /oidc, contract section 9), in one run
@@ -422,7 +432,7 @@ async function runEngine(engine: Engine, passwordHash: string): Promise<EngineRe
     // Sent from a process of its own: this one holds every earlier measure's garbage, and its
     // collections would count as the server's latency (bench/support/open-loop.ts).
     const sender = await SenderProcess.start()
-    let bare: { url: string; stop(): void } | undefined
+    let bare: BareServer | undefined
     try {
       bare = await startBareServer('bare-userinfo-server.ts')
       const userinfo = accessTokens.map((token) => ({ path: '/oidc/me', headers: { authorization: `Bearer ${token}` } }))
@@ -432,17 +442,14 @@ async function runEngine(engine: Engine, passwordHash: string): Promise<EngineRe
       await load(me, 2)
       await load(userinfo, 2, bare.url)
       for (let run = 0; run < ROUNDS; run++) {
-        const monitorBefore = memoryMonitorTime()
-        const began = performance.now()
+        const monitor = memoryMonitorMeter()
         result.userinfo.push(await load(userinfo, SECONDS))
         await pause(500)
         result.me.push(await load(me, SECONDS))
         await pause(500)
         result.bare.push(await load(userinfo, SECONDS, bare.url))
-        const monitorAfter = memoryMonitorTime()
-        if (monitorBefore !== undefined && monitorAfter !== undefined) {
-          result.memoryMonitor.push(((monitorAfter - monitorBefore) * 1000) / (performance.now() - began))
-        }
+        const monitorMsPerSecond = monitor()
+        if (monitorMsPerSecond !== undefined) result.memoryMonitor.push(monitorMsPerSecond)
         await pause(500)
       }
     } finally {

@@ -8,7 +8,7 @@
  * and paused.
  */
 import { SenderProcess } from './open-loop'
-import { memoryMonitorTime, startBareServer } from './server'
+import { memoryMonitorMeter, memoryMonitorText, startBareServer } from './server'
 
 const RUNS = 4
 const SECONDS = 5
@@ -20,12 +20,11 @@ try {
       const load = () =>
         sender.run({ url: bare.url, rate: 1000, seconds: SECONDS, connections: 20, requests: [{ path: '/oidc/me', headers: { authorization: 'Bearer bench' } }] })
       await load()
-      const before = memoryMonitorTime()
+      const monitor = memoryMonitorMeter()
       const p99s: number[] = []
       for (let run = 0; run < RUNS; run++) p99s.push((await load()).latency.p99)
-      const after = memoryMonitorTime()
-      const monitor = before === undefined || after === undefined ? 'not running' : `${((after - before) / (RUNS * SECONDS)).toFixed(1)} ms of CPU a second`
-      console.log(`bare server holding ${heapMiB} MiB: p99 ${p99s.map((ms) => ms.toFixed(1)).join(', ')} ms | the memory monitor: ${monitor}`)
+      const msPerSecond = monitor()
+      console.log(`bare server holding ${heapMiB} MiB: p99 ${p99s.map((ms) => ms.toFixed(1)).join(', ')} ms | the memory monitor: ${memoryMonitorText(msPerSecond)}`)
     } finally {
       bare.stop()
     }

@@ -17,7 +17,7 @@ import { hash } from '@node-rs/argon2'
 import { freePort } from '../../tests/support/server-process'
 import { benchAccessTokens, type Engine, PASSWORD, prepareEngine, registerBenchApp } from '../oidc'
 import { SenderProcess } from './open-loop'
-import { memoryMonitorTime, startServer } from './server'
+import { memoryMonitorMeter, memoryMonitorText, startServer } from './server'
 
 const engine = (process.argv[2] ?? 'postgres') as Engine
 /**
@@ -63,9 +63,9 @@ try {
   console.log(`${engine} ${route} at 1,000/s, server flags: ${serverFlags.join(' ') || 'none'}`)
   for (let run = 1; run <= 4; run++) {
     await pauses()
-    const monitorBefore = memoryMonitorTime()
+    const monitor = memoryMonitorMeter()
     const result = await load(RUN_SECONDS)
-    const monitorAfter = memoryMonitorTime()
+    const monitorMsPerSecond = monitor()
     printTimeline(`run ${run}`, result.timeline)
     const server = await pauses()
     const gc = Object.entries(server.gc)
@@ -73,10 +73,8 @@ try {
       .join('; ')
     const { p50, p90, p99, max } = result.latency
     const { rss, heapUsed, heapTotal } = server.memory
-    const monitor =
-      monitorBefore === undefined || monitorAfter === undefined ? 'not running' : `${((monitorAfter - monitorBefore) / RUN_SECONDS).toFixed(1)} ms of CPU a second`
     console.log(
-      `run ${run}: p50 ${p50.toFixed(2)}, p90 ${p90.toFixed(2)}, p99 ${p99.toFixed(2)}, max ${max.toFixed(1)} ms | the server's event loop: delay p99 ${server.p99.toFixed(1)}, max ${server.max.toFixed(1)} ms; collections: ${gc}; memory: RSS ${rss} MiB, heap ${heapUsed} of ${heapTotal} MiB | the kernel's memory monitor (DAMON): ${monitor}`,
+      `run ${run}: p50 ${p50.toFixed(2)}, p90 ${p90.toFixed(2)}, p99 ${p99.toFixed(2)}, max ${max.toFixed(1)} ms | the server's event loop: delay p99 ${server.p99.toFixed(1)}, max ${server.max.toFixed(1)} ms; collections: ${gc}; memory: RSS ${rss} MiB, heap ${heapUsed} of ${heapTotal} MiB | the kernel's memory monitor (DAMON): ${memoryMonitorText(monitorMsPerSecond)}`,
     )
   }
 } finally {

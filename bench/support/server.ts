@@ -104,11 +104,17 @@ export function forkSupport(file: string, env: Record<string, string> = {}): Chi
 
 export const nextMessage = <T>(child: ChildProcess) => new Promise<T>((resolve) => child.once('message', (message) => resolve(message as T)))
 
+/** A bare server of bench/support listening on a port of its own. */
+export interface BareServer {
+  url: string
+  stop(): void
+}
+
 /**
  * A bare server of bench/support (a file that listens on PORT and sends a message once it does),
- * beside the real one: what this machine allows any server, told apart from what the product costs.
+ * beside the real one: what this machine allows a minimal server, told apart from what the product costs.
  */
-export async function startBareServer(file: string, env: Record<string, string> = {}): Promise<{ url: string; stop(): void }> {
+export async function startBareServer(file: string, env: Record<string, string> = {}): Promise<BareServer> {
   const port = await freePort()
   const child = forkSupport(file, { PORT: String(port), ...env })
   await nextMessage(child)
@@ -117,11 +123,11 @@ export async function startBareServer(file: string, env: Record<string, string> 
 
 /**
  * CPU time, ms since boot, of the kernel's DAMON threads (`kdamond.N`, Linux's data access monitor,
- * which a host may run to find memory it can reclaim), or undefined where none runs. Read before and
- * after a measurement: on a virtual machine whose page tables the hypervisor shadows, each of its
- * sampling passes stalls every process for as long as it runs (docs/benchmarks.md).
+ * which a host may run to find memory it can reclaim), or undefined where none runs. On a virtual
+ * machine whose page tables the hypervisor shadows, its sampling stalls each process in proportion
+ * to the memory it keeps using (docs/benchmarks.md).
  */
-export function memoryMonitorTime(): number | undefined {
+function memoryMonitorTime(): number | undefined {
   let ms: number | undefined
   for (const pid of fs.existsSync('/proc') ? fs.readdirSync('/proc') : []) {
     if (!/^\d+$/.test(pid)) continue
@@ -135,3 +141,19 @@ export function memoryMonitorTime(): number | undefined {
   }
   return ms
 }
+
+/**
+ * Starts measuring what the kernel's memory monitor takes: the function returned gives its CPU in ms
+ * a second since then, or undefined where it does not run (or stopped meanwhile).
+ */
+export function memoryMonitorMeter(): () => number | undefined {
+  const before = memoryMonitorTime()
+  const began = performance.now()
+  return () => {
+    const after = memoryMonitorTime()
+    return before === undefined || after === undefined ? undefined : ((after - before) * 1000) / (performance.now() - began)
+  }
+}
+
+/** A memory monitor reading for a development aid's output. */
+export const memoryMonitorText = (msPerSecond: number | undefined) => (msPerSecond === undefined ? 'not running' : `${msPerSecond.toFixed(1)} ms of CPU a second`)
