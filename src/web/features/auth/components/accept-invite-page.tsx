@@ -11,7 +11,7 @@ import { applyServerFieldErrors, lazySchema, useSchemaForm } from '~web/lib/form
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
 import { acceptInvitation } from '../api/accept-invitation'
-import { AuthCard } from './auth-card'
+import { PublicCard } from '~web/components/public-card'
 
 const acceptSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.acceptInvitationSchema))
 
@@ -34,7 +34,7 @@ export function AcceptInvitePage() {
 
   if (!token || invalid) {
     return (
-      <AuthCard
+      <PublicCard
         icon={<CircleX aria-hidden className="size-10 text-danger dark:text-red-400" />}
         title={t('invitations.invalidTitle')}
         description={<span role={invalid ? 'alert' : undefined}>{t('invitations.invalidText')}</span>}
@@ -42,7 +42,7 @@ export function AcceptInvitePage() {
         <Link to={paths.login} className={buttonClass('primary', 'md', 'w-full')}>
           {t('common.backToLogin')}
         </Link>
-      </AuthCard>
+      </PublicCard>
     )
   }
 
@@ -60,7 +60,7 @@ export function AcceptInvitePage() {
   })
 
   return (
-    <AuthCard
+    <PublicCard
       title={t('invitations.acceptTitle')}
       description={t('invitations.acceptText')}
       footer={
@@ -81,6 +81,6 @@ export function AcceptInvitePage() {
           {isSubmitting ? t('invitations.joining') : t('invitations.join')}
         </Button>
       </form>
-    </AuthCard>
+    </PublicCard>
   )
 }

@@ -10,7 +10,7 @@ import { applyServerFieldErrors, lazySchema, useSchemaForm } from '~web/lib/form
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
 import { requestPasswordReset } from '../api/forgot-password'
-import { AuthCard } from './auth-card'
+import { PublicCard } from '~web/components/public-card'
 
 const emailSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.emailOnlySchema))
 
@@ -32,7 +32,7 @@ export function ForgotPasswordPage() {
 
   if (sentTo) {
     return (
-      <AuthCard
+      <PublicCard
         icon={<MailCheck aria-hidden className="size-10 text-green-700 dark:text-green-400" />}
         title={t('forgotPassword.checkTitle')}
         description={t('forgotPassword.checkText', { email: sentTo })}
@@ -45,12 +45,12 @@ export function ForgotPasswordPage() {
             {t('common.backToLogin')}
           </Link>
         </div>
-      </AuthCard>
+      </PublicCard>
     )
   }
 
   return (
-    <AuthCard
+    <PublicCard
       title={t('forgotPassword.title')}
       description={t('forgotPassword.description')}
       footer={
@@ -70,6 +70,6 @@ export function ForgotPasswordPage() {
           {isSubmitting ? t('forgotPassword.submitting') : t('forgotPassword.submit')}
         </Button>
       </form>
-    </AuthCard>
+    </PublicCard>
   )
 }

@@ -17,7 +17,7 @@ import { browserHasPasskeyAutofill, browserHasWebAuthn } from '~web/lib/webauthn
 import { login } from '../api/login'
 import { cancelPasskeyAutofill, PasskeyCeremonyError, signInWithPasskey } from '../api/passkey-sign-in'
 import { loginMessageKey } from '../login-message'
-import { AuthCard } from './auth-card'
+import { PublicCard } from '~web/components/public-card'
 
 const loginSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.loginSchema))
 // Only accounts with two-factor on need it: kept out of the sign-in page's first load.
@@ -144,7 +144,7 @@ export function SignInForm({ app, onSignedIn, extra }: { app?: string; onSignedI
   }
 
   return (
-    <AuthCard
+    <PublicCard
       title={t('login.title')}
       description={app ? t('login.forApp', { app }) : t('login.description')}
       footer={
@@ -195,6 +195,6 @@ export function SignInForm({ app, onSignedIn, extra }: { app?: string; onSignedI
         </div>
       ) : null}
       {extra}
-    </AuthCard>
+    </PublicCard>
   )
 }

@@ -10,7 +10,7 @@ import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
 import { notify } from '~web/lib/toast'
 import { register } from '../api/register'
-import { AuthCard } from './auth-card'
+import { PublicCard } from '~web/components/public-card'
 
 const registerSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.registerSchema))
 const FIELDS = ['name', 'email', 'phone', 'password', 'confirmPassword'] as const
@@ -40,7 +40,7 @@ export function RegisterPage() {
   })
 
   return (
-    <AuthCard
+    <PublicCard
       title={t('register.title')}
       description={t('register.description')}
       footer={
@@ -72,6 +72,6 @@ export function RegisterPage() {
           {isSubmitting ? t('register.submitting') : t('register.submit')}
         </Button>
       </form>
-    </AuthCard>
+    </PublicCard>
   )
 }

@@ -14,7 +14,7 @@ import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
 import { resetPassword } from '../api/reset-password'
 import type { LoginLocationState } from './login-page'
-import { AuthCard } from './auth-card'
+import { PublicCard } from '~web/components/public-card'
 
 const resetSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.resetPasswordSchema))
 
@@ -39,7 +39,7 @@ export function ResetPasswordPage() {
 
   if (!token) {
     return (
-      <AuthCard
+      <PublicCard
         icon={<CircleX aria-hidden className="size-10 text-danger dark:text-red-400" />}
         title={t('resetPassword.invalidTitle')}
         description={t('resetPassword.invalidText')}
@@ -47,13 +47,13 @@ export function ResetPasswordPage() {
         <Link to={paths.forgotPassword} className={buttonClass('primary', 'md', 'w-full')}>
           {t('resetPassword.requestNew')}
         </Link>
-      </AuthCard>
+      </PublicCard>
     )
   }
 
   if (done) {
     return (
-      <AuthCard
+      <PublicCard
         icon={<CircleCheck aria-hidden className="size-10 text-green-700 dark:text-green-400" />}
         title={t('resetPassword.successTitle')}
         description={<span role="status">{t('resetPassword.successText')}</span>}
@@ -75,7 +75,7 @@ export function ResetPasswordPage() {
   })
 
   return (
-    <AuthCard
+    <PublicCard
       title={t('resetPassword.title')}
       description={t('resetPassword.description')}
       footer={
@@ -103,6 +103,6 @@ export function ResetPasswordPage() {
           {isSubmitting ? t('resetPassword.submitting') : t('resetPassword.submit')}
         </Button>
       </form>
-    </AuthCard>
+    </PublicCard>
   )
 }

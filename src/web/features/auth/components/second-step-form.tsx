@@ -12,7 +12,7 @@ import { type TranslationKey, useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
 import { completeSignIn } from '../api/login'
 import { loginMessageKey } from '../login-message'
-import { AuthCard } from './auth-card'
+import { PublicCard } from '~web/components/public-card'
 
 const codeSchema = lazySchema(() => import('~shared/schemas/two-factor').then((m) => m.enableTotpSchema))
 const recoveryCodeSchema = lazySchema(() => import('~shared/schemas/two-factor').then((m) => m.recoveryCodeFormSchema))
@@ -58,7 +58,7 @@ export function SecondStepForm({
   }
 
   return (
-    <AuthCard title={t('twoFactor.stepTitle')} description={mode === 'totp' ? t('twoFactor.stepDescription') : t('twoFactor.stepRecoveryDescription')}>
+    <PublicCard title={t('twoFactor.stepTitle')} description={mode === 'totp' ? t('twoFactor.stepDescription') : t('twoFactor.stepRecoveryDescription')}>
       {failure ? <Alert tone="error">{t(failure)}</Alert> : null}
       {mode === 'totp' ? <CodeForm onSubmit={submit} onFailure={fail} /> : <RecoveryCodeForm onSubmit={submit} onFailure={fail} />}
       <div className="mt-4 flex flex-col items-center gap-2">
@@ -76,7 +76,7 @@ export function SecondStepForm({
           {t('twoFactor.backToSignIn')}
         </Button>
       </div>
-    </AuthCard>
+    </PublicCard>
   )
 }
 

@@ -17,7 +17,7 @@ import { notify } from '~web/lib/toast'
 import { resendVerification } from '../api/resend-verification'
 import { verifyEmail } from '../api/verify-email'
 import type { LoginLocationState } from './login-page'
-import { AuthCard } from './auth-card'
+import { PublicCard } from '~web/components/public-card'
 
 type Verification = { state: 'verifying' } | { state: 'verified' } | { state: 'failed'; message: string }
 
@@ -61,11 +61,11 @@ function VerifyWithToken({ token, email }: { token: string; email: string }) {
   }, [result.state, navigate, t])
 
   if (result.state === 'verifying') {
-    return <AuthCard icon={<Spinner className="[&>span:first-child]:size-8" />} title={t('verifyEmail.verifyingTitle')} description={t('verifyEmail.verifyingText')} />
+    return <PublicCard icon={<Spinner className="[&>span:first-child]:size-8" />} title={t('verifyEmail.verifyingTitle')} description={t('verifyEmail.verifyingText')} />
   }
   if (result.state === 'verified') {
     return (
-      <AuthCard
+      <PublicCard
         icon={<CircleCheck aria-hidden className="size-10 text-green-700 dark:text-green-400" />}
         title={t('verifyEmail.successTitle')}
         description={<span role="status">{t('verifyEmail.redirecting')}</span>}
@@ -103,7 +103,7 @@ function VerifyInstructions({ email, error }: { email: string; error?: string })
   }
 
   return (
-    <AuthCard
+    <PublicCard
       icon={<Mail aria-hidden className="size-10 text-primary dark:text-blue-300" />}
       title={t('verifyEmail.title')}
       description={t('verifyEmail.text')}
@@ -132,6 +132,6 @@ function VerifyInstructions({ email, error }: { email: string; error?: string })
         {t('common.backToLogin')}
       </Link>
       {interaction ? <ReturnToAppButton uid={interaction.uid} app={interaction.app} variant="link" className="w-full" /> : null}
-    </AuthCard>
+    </PublicCard>
   )
 }

@@ -11,7 +11,7 @@ import { codeOf, isApiError } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
 import { allowApp, getInteractionWithTexts, type InteractionDetails } from '../api/interactions'
-import { InteractionCard } from './interaction-card'
+import { PublicCard } from '~web/components/public-card'
 import { AccessDenied, InteractionExpired, InteractionFailed } from './interaction-states'
 
 type View =
@@ -82,8 +82,8 @@ export function ConsentPage() {
 
   const app = view.details.app.name
   return (
-    <InteractionCard
-      icon={<AppWindow aria-hidden className="size-10" />}
+    <PublicCard
+      icon={<AppWindow aria-hidden className="size-10 text-muted" />}
       title={t('oidc.consentTitle', { app })}
       description={session.user ? t('oidc.signedInAs', { email: session.user.email }) : undefined}
     >
@@ -98,6 +98,6 @@ export function ConsentPage() {
           {busy === 'allow' ? t('oidc.allowing') : t('oidc.allow')}
         </Button>
       </div>
-    </InteractionCard>
+    </PublicCard>
   )
 }

@@ -6,17 +6,17 @@ import { ReturnToAppButton } from '~web/components/return-to-app'
 import { Button, buttonClass } from '~web/components/ui/button'
 import { paths } from '~web/config/paths'
 import { useI18n } from '~web/lib/i18n'
-import { InteractionCard } from './interaction-card'
+import { PublicCard } from '~web/components/public-card'
 
 /** An app's sign-in request that is unknown or has expired: nothing to go back to, only the app itself. */
 export function InteractionExpired() {
   const { t } = useI18n()
   return (
-    <InteractionCard icon={<Clock aria-hidden className="size-10" />} title={t('oidc.expiredTitle')} description={t('login.appRequestExpired')}>
+    <PublicCard icon={<Clock aria-hidden className="size-10 text-muted" />} title={t('oidc.expiredTitle')} description={t('login.appRequestExpired')}>
       <Link to={paths.home} className={buttonClass('outline', 'md', 'w-full')}>
         {t('oidc.home')}
       </Link>
-    </InteractionCard>
+    </PublicCard>
   )
 }
 
@@ -24,11 +24,11 @@ export function InteractionExpired() {
 export function InteractionFailed() {
   const { t } = useI18n()
   return (
-    <InteractionCard icon={<TriangleAlert aria-hidden className="size-10" />} title={t('oidc.failedTitle')} description={t('oidc.failedText')}>
+    <PublicCard icon={<TriangleAlert aria-hidden className="size-10 text-muted" />} title={t('oidc.failedTitle')} description={t('oidc.failedText')}>
       <Button className="w-full" onClick={() => window.location.reload()}>
         {t('common.retry')}
       </Button>
-    </InteractionCard>
+    </PublicCard>
   )
 }
 
@@ -36,8 +36,8 @@ export function InteractionFailed() {
 export function AccessDenied({ uid, app }: { uid: string; app: string }) {
   const { t } = useI18n()
   return (
-    <InteractionCard icon={<Ban aria-hidden className="size-10" />} title={t('oidc.deniedTitle', { app })} description={t('oidc.deniedText')}>
+    <PublicCard icon={<Ban aria-hidden className="size-10 text-muted" />} title={t('oidc.deniedTitle', { app })} description={t('oidc.deniedText')}>
       <ReturnToAppButton uid={uid} app={app} variant="primary" className="w-full" />
-    </InteractionCard>
+    </PublicCard>
   )
 }

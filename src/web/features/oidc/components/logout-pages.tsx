@@ -5,7 +5,7 @@ import { Button, buttonClass } from '~web/components/ui/button'
 import { APP_NAME } from '~web/config/app'
 import { paths } from '~web/config/paths'
 import { useI18n } from '~web/lib/i18n'
-import { InteractionCard } from './interaction-card'
+import { PublicCard } from '~web/components/public-card'
 
 /**
  * The pages of an app's sign-out (RP-initiated logout) that the server answers at /oidc/session/end
@@ -34,8 +34,8 @@ export function logoutView(): LogoutView | null {
 export function LogoutConfirmPage({ view }: { view: Extract<LogoutView, { kind: 'confirm' }> }) {
   const { t } = useI18n()
   return (
-    <InteractionCard
-      icon={<LogOut aria-hidden className="size-10" />}
+    <PublicCard
+      icon={<LogOut aria-hidden className="size-10 text-muted" />}
       title={view.app ? t('oidc.logoutTitle', { app: view.app }) : t('oidc.logoutTitleNoApp')}
       description={t('oidc.logoutText', { product: APP_NAME })}
     >
@@ -48,7 +48,7 @@ export function LogoutConfirmPage({ view }: { view: Extract<LogoutView, { kind: 
           {t('oidc.logoutConfirm')}
         </Button>
       </form>
-    </InteractionCard>
+    </PublicCard>
   )
 }
 
@@ -56,14 +56,14 @@ export function LogoutConfirmPage({ view }: { view: Extract<LogoutView, { kind: 
 export function SignedOutPage({ view }: { view: Extract<LogoutView, { kind: 'signedOut' }> }) {
   const { t } = useI18n()
   return (
-    <InteractionCard
-      icon={<CircleCheck aria-hidden className="size-10" />}
+    <PublicCard
+      icon={<CircleCheck aria-hidden className="size-10 text-muted" />}
       title={t('oidc.signedOutTitle')}
       description={view.app ? t('oidc.signedOutText', { app: view.app, product: APP_NAME }) : t('oidc.signedOutTextNoApp', { product: APP_NAME })}
     >
       <Link to={paths.login} className={buttonClass('outline', 'md', 'w-full')}>
         {t('oidc.signInAgain')}
       </Link>
-    </InteractionCard>
+    </PublicCard>
   )
 }

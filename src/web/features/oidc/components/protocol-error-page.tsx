@@ -6,7 +6,7 @@ import { buttonClass } from '~web/components/ui/button'
 import { APP_NAME } from '~web/config/app'
 import { paths } from '~web/config/paths'
 import { loadAppTexts, useI18n } from '~web/lib/i18n'
-import { InteractionCard } from './interaction-card'
+import { PublicCard } from '~web/components/public-card'
 import { LogoutConfirmPage, logoutView, SignedOutPage } from './logout-pages'
 
 /** The protocol error the server put in the page it answered with (`<meta name="oidc-error">`), if any. */
@@ -42,11 +42,11 @@ export function ProtocolErrorPage() {
         ? t('oidc.errorUnknownApp', { product: APP_NAME })
         : t('oidc.errorGeneral')
   return (
-    <InteractionCard icon={<LinkOff aria-hidden className="size-10" />} title={t('oidc.errorTitle')} description={text}>
+    <PublicCard icon={<LinkOff aria-hidden className="size-10 text-muted" />} title={t('oidc.errorTitle')} description={text}>
       {code && code !== 'invalid_redirect_uri' && code !== 'invalid_client' ? <p className="text-center text-xs text-muted">{t('oidc.errorCode', { code })}</p> : null}
       <Link to={paths.home} className={buttonClass('outline', 'md', 'w-full')}>
         {t('oidc.home')}
       </Link>
-    </InteractionCard>
+    </PublicCard>
   )
 }

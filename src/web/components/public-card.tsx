@@ -2,8 +2,11 @@ import type { ReactNode } from 'react'
 import { PublicHeader } from '~web/components/public-header'
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle, PublicPage } from '~web/components/ui/card'
 
-/** The card every signed-out auth page is made of: title, description, body and footer links. */
-export function AuthCard({
+/**
+ * The card every signed-out page is made of (sign-in, registration, the pages an app's sign-in
+ * request shows): an icon, a title (the page's heading), a description, the body, footer links.
+ */
+export function PublicCard({
   title,
   description,
   children,
