@@ -1,5 +1,4 @@
-import type { Kysely, Transaction } from 'kysely'
-import type { Database, OneTimeTokenPurpose } from '~server/db/types'
+import type { Db, OneTimeTokenPurpose } from '~server/db/types'
 import { addSeconds } from '~server/clock'
 import { generateToken, hashToken } from './secure-token'
 
@@ -13,8 +12,6 @@ export const TOKEN_LIFETIME_SECONDS: Record<OneTimeTokenPurpose, number> = {
   'reset-password': 60 * 60,
   invitation: 7 * 24 * 60 * 60,
 }
-
-type Db = Kysely<Database> | Transaction<Database>
 
 /** A token as `generateToken` makes them: 32 bytes in base64url. Anything else is not looked up. */
 export const isTokenShaped = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token)

@@ -1,7 +1,7 @@
-import { type Kysely, sql, type Transaction } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import type { ActivityKind } from '~server/data/activities'
 import { runNamedStatement } from '~server/db/prepared'
-import type { Database } from '~server/db/types'
+import type { Database, Db } from '~server/db/types'
 import { addSeconds } from '~server/clock'
 import type { TokenSealer } from './sealed-token'
 import { generateToken, hashToken } from './secure-token'
@@ -29,8 +29,6 @@ export interface SessionLifetimes {
   /** Absolute life: a session ends this long after sign-in, however active. */
   maxAgeSeconds: number
 }
-
-type Db = Kysely<Database> | Transaction<Database>
 
 /**
  * Signs a user in: the new session, its first refresh token and the activity entry that records

@@ -1,6 +1,5 @@
-import type { Kysely, Transaction } from 'kysely'
 import { addSeconds } from '~server/clock'
-import type { Database, WebAuthnChallengePurpose } from '~server/db/types'
+import type { Db, WebAuthnChallengePurpose } from '~server/db/types'
 import { hashToken } from './secure-token'
 
 /**
@@ -9,8 +8,6 @@ import { hashToken } from './secure-token'
  * SHA-256 hash is stored. The challenge itself is made by the WebAuthn library (32 random bytes).
  */
 export const CHALLENGE_TTL_SECONDS = 5 * 60
-
-type Db = Kysely<Database> | Transaction<Database>
 
 export async function storeChallenge(db: Db, input: { challenge: string; purpose: WebAuthnChallengePurpose; userId: string | null; now: Date }): Promise<void> {
   await db

@@ -1,6 +1,5 @@
-import type { Kysely, Transaction } from 'kysely'
 import type { ActivityFilter } from '~shared/constants'
-import type { Database } from '~server/db/types'
+import type { Db } from '~server/db/types'
 
 /**
  * The activity log's writer. Every change calls it inside the transaction that makes the change,
@@ -29,7 +28,7 @@ export interface ActivityEntry {
   at: Date
 }
 
-export async function recordActivity(trx: Transaction<Database> | Kysely<Database>, entry: ActivityEntry): Promise<void> {
+export async function recordActivity(trx: Db, entry: ActivityEntry): Promise<void> {
   const actorId = entry.actorId ?? entry.userId
   // Someone acting on another's account is named on the entry as they are named now, so the
   // entry keeps saying who did it after they are renamed or deleted (decision 0117).

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto'
-import type { Kysely, Selectable, Transaction } from 'kysely'
+import type { Selectable, Transaction } from 'kysely'
 import type { Role } from '~shared/constants'
 import type { Application } from '~shared/schemas/applications'
-import type { Database, OidcApplicationsTable } from '~server/db/types'
+import type { Database, Db, OidcApplicationsTable } from '~server/db/types'
 
 /**
  * Rows of the registered applications (OpenID Connect clients). An application becomes the API's
@@ -10,7 +10,6 @@ import type { Database, OidcApplicationsTable } from '~server/db/types'
  * hash cannot leak. The protocol engine (oidc/) reads the same table to find its clients.
  */
 
-type Db = Kysely<Database> | Transaction<Database>
 
 /** An application's columns, all but its secret's hash. */
 export const APPLICATION_COLUMNS = [

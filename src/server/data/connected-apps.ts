@@ -1,6 +1,6 @@
-import { type Kysely, sql, type Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { ConnectedApp } from '~shared/schemas/connected-apps'
-import type { Database } from '~server/db/types'
+import type { Database, Db } from '~server/db/types'
 
 /**
  * The grants people gave applications, as the protocol engine stores them (`oidc_payloads`, model
@@ -8,7 +8,6 @@ import type { Database } from '~server/db/types'
  * `payload.iat`), named by the application they were given to.
  */
 
-type Db = Kysely<Database> | Transaction<Database>
 
 interface GrantRow {
   id: string

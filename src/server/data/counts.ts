@@ -1,6 +1,6 @@
-import { CompiledQuery, type Kysely } from 'kysely'
+import { CompiledQuery} from 'kysely'
 import type { Role, Status } from '~shared/constants'
-import type { Database } from '~server/db/types'
+import type { Db } from '~server/db/types'
 
 /**
  * Totals for lists and statistics without counting big tables in a request:
@@ -14,7 +14,6 @@ import type { Database } from '~server/db/types'
 /** Matches counted exactly before the planner's estimate is used instead. */
 export const EXACT_COUNT_CAP = 1_000
 
-type Db = Kysely<Database>
 
 export interface UserTotals {
   total: number

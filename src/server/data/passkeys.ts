@@ -1,7 +1,7 @@
-import type { Kysely, Selectable, Transaction } from 'kysely'
+import type { Selectable, Transaction } from 'kysely'
 import type { Passkey } from '~shared/schemas/passkeys'
 import { runNamedStatement } from '~server/db/prepared'
-import type { Database, PasskeysTable } from '~server/db/types'
+import type { Database, Db, PasskeysTable } from '~server/db/types'
 import { userColumns } from './users'
 
 /**
@@ -9,7 +9,6 @@ import { userColumns } from './users'
  * key, credential id and counter never leave the server.
  */
 
-type Db = Kysely<Database> | Transaction<Database>
 
 const listColumns = ['id', 'name', 'created_at', 'last_used_at'] as const satisfies readonly (keyof PasskeysTable)[]
 export type PasskeyRecord = Pick<Selectable<PasskeysTable>, (typeof listColumns)[number]>

@@ -1,16 +1,15 @@
-import { type Kysely, sql, type Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { ActivityKind } from '~server/data/activities'
 import { countUserPasskeys } from '~server/data/passkeys'
 import { userColumns, type UserRecord } from '~server/data/users'
 import { runNamedStatement } from '~server/db/prepared'
-import type { Database } from '~server/db/types'
+import type { Database, Db } from '~server/db/types'
 
 /**
  * Rows of an account's second factors (migration 0010): the authenticator-app secret (sealed),
  * the recovery codes (hashed) and the sign-in challenges that wait for a second step.
  */
 
-type Db = Kysely<Database> | Transaction<Database>
 
 /** How many passkeys an account has. */
 export type PasskeyCounter = (db: Db, userId: string) => Promise<number>

@@ -1,8 +1,8 @@
-import { type Kysely, sql, type Transaction } from 'kysely'
+import { sql} from 'kysely'
 import type { SignedInDevice } from '~shared/schemas/sessions'
 import { describeUserAgent } from '~server/auth/user-agent'
 import { runNamedStatement } from '~server/db/prepared'
-import type { Database } from '~server/db/types'
+import type { Db } from '~server/db/types'
 
 /**
  * Sessions as the signed-in devices list shows them. A session is live while it is neither
@@ -10,7 +10,6 @@ import type { Database } from '~server/db/types'
  * (`last_used_at`, to the minute) and its last refresh (docs/decisions/0310).
  */
 
-type Db = Kysely<Database> | Transaction<Database>
 
 const lastUse = sql<Date>`GREATEST(last_used_at, last_refreshed_at)`
 

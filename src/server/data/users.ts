@@ -1,16 +1,15 @@
-import type { Kysely, Selectable, Transaction } from 'kysely'
+import type { Selectable, Transaction } from 'kysely'
 import { normalizeEmail } from '~shared/email-address'
 import type { AdminUser } from '~shared/schemas/lists'
 import type { User } from '~shared/schemas/user'
 import { runNamedStatement } from '~server/db/prepared'
-import type { Database, UsersTable } from '~server/db/types'
+import type { Database, Db, UsersTable } from '~server/db/types'
 
 /**
  * Data access for users. Rows become the API's user object in `toUser` and nowhere else; the
  * columns selected for output never include the password hash.
  */
 
-type Db = Kysely<Database> | Transaction<Database>
 
 export const userColumns = [
   'id',

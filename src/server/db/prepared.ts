@@ -1,7 +1,7 @@
 import crypto from 'node:crypto'
-import { type CompiledQuery, createQueryId, type Kysely, type PostgresPool, type PostgresPoolClient, type QueryResult, type Transaction } from 'kysely'
+import { type CompiledQuery, createQueryId, type PostgresPool, type PostgresPoolClient, type QueryResult } from 'kysely'
 import type pg from 'pg'
-import type { Database } from './types'
+import type { Db } from './types'
 
 /**
  * Named ("prepared") statements for the few queries on the hottest paths: the session check of
@@ -17,7 +17,7 @@ import type { Database } from './types'
 const names = new Map<string, string>()
 
 /** Runs a compiled query as a named statement (see above for which queries may). */
-export function runNamedStatement<R>(db: Kysely<Database> | Transaction<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+export function runNamedStatement<R>(db: Db, query: CompiledQuery<R>): Promise<QueryResult<R>> {
   if (!names.has(query.sql)) {
     names.set(query.sql, `accounts_${crypto.createHash('sha256').update(query.sql).digest('hex').slice(0, 16)}`)
   }

@@ -1,8 +1,14 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely'
+import type { ColumnType, Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely'
 import type { Role, Status } from '~shared/constants'
 
 /** Which engine holds the data: a PostgreSQL server, or the embedded PGlite. */
 export type DatabaseKind = 'postgres' | 'pglite'
+
+/**
+ * What data access takes: the database, or a transaction on it (Kysely's `Transaction` is a
+ * `Kysely`, so one type serves both).
+ */
+export type Db = Kysely<Database>
 
 /** Table shapes as Kysely sees them. Rows are mapped to API objects in `data/`, never sent as-is. */
 

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto'
-import type { Kysely, Transaction } from 'kysely'
-import type { Database } from '~server/db/types'
+import type { Db } from '~server/db/types'
 import type { Language } from '~shared/constants'
 
 /**
@@ -58,7 +57,7 @@ export const isAccountRequest = (job: Job): job is AccountRequest => 'request' i
 export class JobQueue {
   constructor(private readonly key: Buffer) {}
 
-  async enqueue(trx: Transaction<Database> | Kysely<Database>, job: Job, now: Date): Promise<void> {
+  async enqueue(trx: Db, job: Job, now: Date): Promise<void> {
     const recipient = isAccountRequest(job) ? job.email : job.to
     await trx
       .insertInto('mail_jobs')

@@ -1,9 +1,9 @@
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
+import { type ExpressionBuilder, sql } from 'kysely'
 import Provider, { type Adapter, type AdapterPayload, errors } from 'oidc-provider'
 import type { Clock } from '~server/clock'
 import { recordActivity } from '~server/data/activities'
 import { APPLICATION_COLUMNS, TOKEN_MODELS as APPLICATION_TOKEN_MODELS } from '~server/data/applications'
-import type { Database } from '~server/db/types'
+import type { Database, Db } from '~server/db/types'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import { ACCOUNT_COLUMNS, type AccountRow, accountKey, productSessionLive } from './accounts'
 import { applicationClientMetadata } from './clients'
@@ -24,7 +24,6 @@ import { type ApplicationRow, type EngineRequest, engineRequest, flushDeferredWr
  * statements (src/server/db/prepared.ts, docs/decisions/0009); within one engine request they read
  * ahead and defer writes (engine-request.ts, decision 0405).
  */
-type Db = Kysely<Database>
 
 /** A grant's `last_used_at` is written again once it is this old (ms). */
 export const LAST_USED_PRECISION_MS = 60_000

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto'
-import type { CompiledQuery, Kysely } from 'kysely'
+import type { CompiledQuery } from 'kysely'
 import type { AdapterPayload } from 'oidc-provider'
 import type { Role } from '~shared/constants'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
-import type { Database } from '~server/db/types'
+import type { Db } from '~server/db/types'
 import { type ApplicationRow, engineRequest } from './engine-request'
 
 /**
@@ -14,7 +14,6 @@ import { type ApplicationRow, engineRequest } from './engine-request'
  * enough, as for recovery codes: decision 0316); the engine's own comparison is replaced by
  * `secretMatches`, which hashes what the app sent (provider.ts).
  */
-type Db = Kysely<Database>
 
 /** Our own client metadata, beside the standard fields. */
 export const ALLOWED_ROLES_METADATA = 'accounts_allowed_roles'

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { type Kysely, type OperationNodeSource, type Selectable, sql, type Transaction } from 'kysely'
+import { type OperationNodeSource, type Selectable, sql, type Transaction } from 'kysely'
 import type { AdapterPayload } from 'oidc-provider'
 import { runNamedStatement } from '~server/db/prepared'
-import type { Database, OidcApplicationsTable } from '~server/db/types'
+import type { Database, Db, OidcApplicationsTable } from '~server/db/types'
 import type { AccountRow } from './accounts'
 
 /**
@@ -38,8 +38,6 @@ export const engineRequest = new AsyncLocalStorage<EngineRequest>()
  * activity entry are committed together): `providerTransaction.run(trx, () => grant.save())`.
  */
 export const providerTransaction = new AsyncLocalStorage<Transaction<Database>>()
-
-type Db = Kysely<Database> | Transaction<Database>
 
 /**
  * Runs `statement` (an insert, update or delete; none: only what is deferred) with every write the

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto'
-import { type Kysely, sql } from 'kysely'
+import { sql } from 'kysely'
 import type { TokenSealer } from '~server/auth/sealed-token'
-import type { Database } from '~server/db/types'
+import type { Db } from '~server/db/types'
 
 /**
  * The provider's keys (decision 0401): signing keys (RS256, and ES256 for apps that ask for it)
@@ -23,8 +23,6 @@ export interface ProviderKeys {
 
 /** How long a rotated-out signing key stays published: longer than any ID token it signed lives. */
 export const RETIRED_KEY_GRACE_SECONDS = 2 * 3600
-
-type Db = Kysely<Database>
 
 function newSigningKey(alg: 'RS256' | 'ES256'): crypto.JsonWebKey & { kid: string; alg: string; use: 'sig' } {
   const { privateKey } = alg === 'RS256' ? crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }) : crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' })
