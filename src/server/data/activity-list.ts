@@ -69,10 +69,7 @@ const withUser = sql`FROM activities a LEFT JOIN users u ON u.id = a.user_id`
 const newestFirst = sql`ORDER BY a.created_at DESC, a.id DESC`
 const all = (conditions: RawBuilder<unknown>[]) => (conditions.length > 0 ? sql.join(conditions, sql` AND `) : sql`TRUE`)
 
-export async function listActivities(
-  db: Kysely<Database>,
-  input: ActivityListInput,
-): Promise<{ rows: ActivityRow[]; total: number }> {
+export async function listActivities(db: Kysely<Database>, input: ActivityListInput): Promise<{ rows: ActivityRow[]; total: number }> {
   const term = parseSearch(input.search)
   const offset = (input.page - 1) * input.limit
   const page = sql`LIMIT ${input.limit} OFFSET ${offset}`
@@ -85,9 +82,7 @@ export async function listActivities(
     if (input.ownerId) conditions.push(sql`(a.user_id = ${input.ownerId} OR a.actor_id = ${input.ownerId})`)
     const rows = await pageOf(db, conditions, page)
     const total =
-      input.ownerId || ranged
-        ? await cappedCount(db, sql`SELECT a.id FROM activities a WHERE ${all(conditions)}`.compile(db))
-        : await countActivities(db, input.activity)
+      input.ownerId || ranged ? await cappedCount(db, sql`SELECT a.id FROM activities a WHERE ${all(conditions)}`.compile(db)) : await countActivities(db, input.activity)
     return { rows, total }
   }
 
@@ -105,9 +100,7 @@ export async function listActivities(
   // Everyone's entries, searched: the newest matches up to the page's end, then the page's rows by id.
   const need = offset + input.limit
   const estimated = await plannerEstimate(db, sql`SELECT a.id FROM activities a WHERE ${all(conditions)}`.compile(db))
-  const entries = ranged
-    ? await plannerEstimate(db, sql`SELECT a.id FROM activities a WHERE ${all(kind)}`.compile(db))
-    : await countActivities(db, input.activity)
+  const entries = ranged ? await plannerEstimate(db, sql`SELECT a.id FROM activities a WHERE ${all(kind)}`.compile(db)) : await countActivities(db, input.activity)
   const way = await searchWay(db, kind, { need, estimated, entries })
   // The estimate above is the planner's for the whole term; the index is asked for its runs (search.ts).
   const indexed = [...kind, ...term.fragments.map((fragment) => sql`a.search_text LIKE lower(${fragment})`)]

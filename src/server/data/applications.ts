@@ -10,7 +10,6 @@ import type { Database, Db, OidcApplicationsTable } from '~server/db/types'
  * hash cannot leak. The protocol engine (oidc/) reads the same table to find its clients.
  */
 
-
 /** An application's columns, all but its secret's hash. */
 export const APPLICATION_COLUMNS = [
   'id',

@@ -8,7 +8,6 @@ import type { Database, Db } from '~server/db/types'
  * `payload.iat`), named by the application they were given to.
  */
 
-
 interface GrantRow {
   id: string
   name: string

@@ -1,4 +1,4 @@
-import { CompiledQuery} from 'kysely'
+import { CompiledQuery } from 'kysely'
 import type { Role, Status } from '~shared/constants'
 import type { Db } from '~server/db/types'
 
@@ -13,7 +13,6 @@ import type { Db } from '~server/db/types'
 
 /** Matches counted exactly before the planner's estimate is used instead. */
 export const EXACT_COUNT_CAP = 1_000
-
 
 export interface UserTotals {
   total: number
@@ -69,15 +68,8 @@ export async function countActivities(db: Db, kind: string | undefined): Promise
  * for `estimate` (the same condition, written so the planner can judge it; by default `matches`
  * itself), never less than cap + 1.
  */
-export async function cappedCount(
-  db: Db,
-  matches: CompiledQuery,
-  estimate: CompiledQuery = matches,
-  cap = EXACT_COUNT_CAP,
-): Promise<number> {
-  const counted = await db.executeQuery<{ n: string }>(
-    rawQuery(`SELECT count(*) AS n FROM (${matches.sql} LIMIT ${cap + 1}) AS capped`, matches.parameters),
-  )
+export async function cappedCount(db: Db, matches: CompiledQuery, estimate: CompiledQuery = matches, cap = EXACT_COUNT_CAP): Promise<number> {
+  const counted = await db.executeQuery<{ n: string }>(rawQuery(`SELECT count(*) AS n FROM (${matches.sql} LIMIT ${cap + 1}) AS capped`, matches.parameters))
   const n = Number(counted.rows[0]?.n ?? 0)
   if (n <= cap) return n
   return Math.max(cap + 1, await plannerEstimate(db, estimate))

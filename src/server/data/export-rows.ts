@@ -106,8 +106,7 @@ export async function* exportUsers(source: ExportSource, filters: UserExportQuer
     if (!after) return base.limit(EXPORT_BATCH).compile() as CompiledQuery<UserExportRow & { sort_key: string }>
     const past = order === 'asc' ? sql`>` : sql`<`
     const key = sql`${after.sort_key}::${KEY_TYPES[sort]}`
-    const beyond =
-      sort === 'email' ? sql<boolean>`email ${past} ${key}` : sql<boolean>`(${SORT_KEYS[sort]}, id) ${past} (${key}, ${after.id}::uuid)`
+    const beyond = sort === 'email' ? sql<boolean>`email ${past} ${key}` : sql<boolean>`(${SORT_KEYS[sort]}, id) ${past} (${key}, ${after.id}::uuid)`
     return base.where(beyond).limit(EXPORT_BATCH).compile() as CompiledQuery<UserExportRow & { sort_key: string }>
   }
   // COPY's text fields in the select's order.

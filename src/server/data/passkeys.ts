@@ -9,7 +9,6 @@ import { userColumns } from './users'
  * key, credential id and counter never leave the server.
  */
 
-
 const listColumns = ['id', 'name', 'created_at', 'last_used_at'] as const satisfies readonly (keyof PasskeysTable)[]
 export type PasskeyRecord = Pick<Selectable<PasskeysTable>, (typeof listColumns)[number]>
 
@@ -76,14 +75,7 @@ export async function findPasskeyForSignIn(db: Db, credentialId: string) {
   const query = db
     .selectFrom('passkeys as p')
     .innerJoin('users as u', 'u.id', 'p.user_id')
-    .select([
-      'p.id as passkey_id',
-      'p.public_key',
-      'p.counter',
-      'p.transports',
-      'p.name as passkey_name',
-      ...userColumns.map((column) => `u.${column}` as const),
-    ])
+    .select(['p.id as passkey_id', 'p.public_key', 'p.counter', 'p.transports', 'p.name as passkey_name', ...userColumns.map((column) => `u.${column}` as const)])
     .where('p.credential_id', '=', credentialId)
   return (await runNamedStatement(db, query.compile())).rows[0]
 }
@@ -104,13 +96,7 @@ export async function recordPasskeyUse(trx: Db, input: { id: string; previousCou
 
 /** Renames one of the user's passkeys; undefined when the user has no passkey of that id. */
 export function renameUserPasskey(trx: Db, input: { userId: string; id: string; name: string }): Promise<PasskeyRecord | undefined> {
-  return trx
-    .updateTable('passkeys')
-    .set({ name: input.name })
-    .where('id', '=', input.id)
-    .where('user_id', '=', input.userId)
-    .returning(listColumns)
-    .executeTakeFirst()
+  return trx.updateTable('passkeys').set({ name: input.name }).where('id', '=', input.id).where('user_id', '=', input.userId).returning(listColumns).executeTakeFirst()
 }
 
 /** Deletes one of the user's passkeys; undefined when the user has no passkey of that id. */

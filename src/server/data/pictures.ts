@@ -23,16 +23,8 @@ export async function replacePicture(
   const previous = await trx.selectFrom('users').select('picture_id').where('id', '=', userId).forUpdate().executeTakeFirst()
   if (!previous) return undefined
   const id = `${crypto.randomBytes(16).toString('base64url')}.webp`
-  await trx
-    .insertInto('pictures')
-    .values({ id, user_id: userId, content_type: picture.contentType, data: picture.data, created_at: now })
-    .execute()
-  const updated = await trx
-    .updateTable('users')
-    .set({ picture_id: id, updated_at: now })
-    .where('id', '=', userId)
-    .returning(userColumns)
-    .executeTakeFirstOrThrow()
+  await trx.insertInto('pictures').values({ id, user_id: userId, content_type: picture.contentType, data: picture.data, created_at: now }).execute()
+  const updated = await trx.updateTable('users').set({ picture_id: id, updated_at: now }).where('id', '=', userId).returning(userColumns).executeTakeFirstOrThrow()
   if (previous.picture_id) await trx.deleteFrom('pictures').where('id', '=', previous.picture_id).execute()
   return updated
 }

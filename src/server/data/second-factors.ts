@@ -10,7 +10,6 @@ import type { Database, Db } from '~server/db/types'
  * the recovery codes (hashed) and the sign-in challenges that wait for a second step.
  */
 
-
 /** How many passkeys an account has. */
 export type PasskeyCounter = (db: Db, userId: string) => Promise<number>
 
@@ -38,10 +37,7 @@ export async function savePendingTotp(db: Db, userId: string, sealed: Buffer, no
     .insertInto('totp_credentials')
     .values({ user_id: userId, secret_sealed: sealed, created_at: now, enabled_at: null, last_used_step: null })
     .onConflict((oc) =>
-      oc
-        .column('user_id')
-        .doUpdateSet({ secret_sealed: sealed, created_at: now, last_used_step: null })
-        .where('totp_credentials.enabled_at', 'is', null),
+      oc.column('user_id').doUpdateSet({ secret_sealed: sealed, created_at: now, last_used_step: null }).where('totp_credentials.enabled_at', 'is', null),
     )
     .returning('user_id')
     .executeTakeFirst()

@@ -1,4 +1,4 @@
-import { sql} from 'kysely'
+import { sql } from 'kysely'
 import type { SignedInDevice } from '~shared/schemas/sessions'
 import { describeUserAgent } from '~server/auth/user-agent'
 import { runNamedStatement } from '~server/db/prepared'
@@ -10,7 +10,6 @@ import type { Db } from '~server/db/types'
  * (`last_used_at`, to the minute) and its last refresh (docs/decisions/0310).
  */
 
-
 const lastUse = sql<Date>`GREATEST(last_used_at, last_refreshed_at)`
 
 /**
@@ -19,13 +18,7 @@ const lastUse = sql<Date>`GREATEST(last_used_at, last_refreshed_at)`
  */
 const iso = (value: ReturnType<typeof sql>) => sql<string>`to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
-const deviceColumns = [
-  'id',
-  'ip_address',
-  'user_agent',
-  iso(sql.ref('created_at')).as('created_at'),
-  iso(lastUse).as('last_use'),
-] as const
+const deviceColumns = ['id', 'ip_address', 'user_agent', iso(sql.ref('created_at')).as('created_at'), iso(lastUse).as('last_use')] as const
 
 export interface DeviceRow {
   id: string
@@ -104,12 +97,6 @@ export async function endOtherLiveSessions(trx: Db, input: { userId: string; kee
  * `sessions_user_id`.
  */
 export async function userAgentsUsedSince(db: Db, userId: string, since: Date): Promise<(string | null)[]> {
-  const rows = await db
-    .selectFrom('sessions')
-    .select('user_agent')
-    .distinct()
-    .where('user_id', '=', userId)
-    .where(lastUse, '>=', since)
-    .execute()
+  const rows = await db.selectFrom('sessions').select('user_agent').distinct().where('user_id', '=', userId).where(lastUse, '>=', since).execute()
   return rows.map((row) => row.user_agent)
 }

@@ -10,7 +10,6 @@ import type { Database, Db, UsersTable } from '~server/db/types'
  * columns selected for output never include the password hash.
  */
 
-
 export const userColumns = [
   'id',
   'name',
@@ -64,7 +63,10 @@ export function findUserById(db: Db, id: string): Promise<UserRecord | undefined
 
 /** For sign-in only: the one query that reads the password hash (and whether a second step follows). */
 export async function findCredentialsByEmail(db: Db, email: string) {
-  const query = db.selectFrom('users').select([...userColumns, 'mfa_enabled', 'password_hash']).where('email', '=', normalizeEmail(email))
+  const query = db
+    .selectFrom('users')
+    .select([...userColumns, 'mfa_enabled', 'password_hash'])
+    .where('email', '=', normalizeEmail(email))
   return (await runNamedStatement(db, query.compile())).rows[0]
 }
 

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { Link, Navigate, useSearchParams } from 'react-router'
 import CircleX from 'lucide-react/icons/circle-x'
+import { PublicCard } from '~web/components/public-card'
 import { Alert } from '~web/components/ui/alert'
 import { Button, buttonClass } from '~web/components/ui/button'
 import { Field } from '~web/components/ui/field'
@@ -11,7 +12,6 @@ import { applyServerFieldErrors, lazySchema, useSchemaForm } from '~web/lib/form
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
 import { acceptInvitation } from '../api/accept-invitation'
-import { PublicCard } from '~web/components/public-card'
 
 const acceptSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.acceptInvitationSchema))
 

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { Link } from 'react-router'
 import MailCheck from 'lucide-react/icons/mail-check'
+import { PublicCard } from '~web/components/public-card'
 import { Button, buttonClass } from '~web/components/ui/button'
 import { Field } from '~web/components/ui/field'
 import { Input } from '~web/components/ui/input'
@@ -10,7 +11,6 @@ import { applyServerFieldErrors, lazySchema, useSchemaForm } from '~web/lib/form
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
 import { requestPasswordReset } from '../api/forgot-password'
-import { PublicCard } from '~web/components/public-card'
 
 const emailSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.emailOnlySchema))
 

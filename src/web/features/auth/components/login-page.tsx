@@ -1,6 +1,7 @@
 import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react'
 import type { MfaRequired } from '~shared/schemas/two-factor'
 import { Link, Navigate, useLocation, useNavigate } from 'react-router'
+import { PublicCard } from '~web/components/public-card'
 import { PageSpinner } from '~web/components/ui/spinner'
 import { Alert } from '~web/components/ui/alert'
 import { Button, buttonClass } from '~web/components/ui/button'
@@ -17,7 +18,6 @@ import { browserHasPasskeyAutofill, browserHasWebAuthn } from '~web/lib/webauthn
 import { login } from '../api/login'
 import { cancelPasskeyAutofill, PasskeyCeremonyError, signInWithPasskey } from '../api/passkey-sign-in'
 import { loginMessageKey } from '../login-message'
-import { PublicCard } from '~web/components/public-card'
 
 const loginSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.loginSchema))
 // Only accounts with two-factor on need it: kept out of the sign-in page's first load.

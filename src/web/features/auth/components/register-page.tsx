@@ -1,4 +1,5 @@
 import { Link, Navigate, useNavigate } from 'react-router'
+import { PublicCard } from '~web/components/public-card'
 import { Button, buttonClass } from '~web/components/ui/button'
 import { Field } from '~web/components/ui/field'
 import { Input } from '~web/components/ui/input'
@@ -10,7 +11,6 @@ import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
 import { notify } from '~web/lib/toast'
 import { register } from '../api/register'
-import { PublicCard } from '~web/components/public-card'
 
 const registerSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.registerSchema))
 const FIELDS = ['name', 'email', 'phone', 'password', 'confirmPassword'] as const

@@ -3,6 +3,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router'
 import CircleCheck from 'lucide-react/icons/circle-check'
 import CircleX from 'lucide-react/icons/circle-x'
 import { REDIRECT_AFTER_RESET_MS } from '~shared/constants'
+import { PublicCard } from '~web/components/public-card'
 import { Alert } from '~web/components/ui/alert'
 import { Button, buttonClass } from '~web/components/ui/button'
 import { Field } from '~web/components/ui/field'
@@ -14,7 +15,6 @@ import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
 import { resetPassword } from '../api/reset-password'
 import type { LoginLocationState } from './login-page'
-import { PublicCard } from '~web/components/public-card'
 
 const resetSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.resetPasswordSchema))
 

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { useNavigate } from 'react-router'
 import type { SecondFactorMethod } from '~shared/schemas/two-factor'
+import { PublicCard } from '~web/components/public-card'
 import { Alert } from '~web/components/ui/alert'
 import { Button } from '~web/components/ui/button'
 import { Field } from '~web/components/ui/field'
@@ -12,7 +13,6 @@ import { type TranslationKey, useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
 import { completeSignIn } from '../api/login'
 import { loginMessageKey } from '../login-message'
-import { PublicCard } from '~web/components/public-card'
 
 const codeSchema = lazySchema(() => import('~shared/schemas/two-factor').then((m) => m.enableTotpSchema))
 const recoveryCodeSchema = lazySchema(() => import('~shared/schemas/two-factor').then((m) => m.recoveryCodeFormSchema))

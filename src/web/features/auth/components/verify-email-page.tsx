@@ -3,6 +3,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router'
 import CircleCheck from 'lucide-react/icons/circle-check'
 import Mail from 'lucide-react/icons/mail'
 import { REDIRECT_AFTER_VERIFY_MS } from '~shared/constants'
+import { PublicCard } from '~web/components/public-card'
 import { ReturnToAppButton } from '~web/components/return-to-app'
 import { Alert } from '~web/components/ui/alert'
 import { Button, buttonClass } from '~web/components/ui/button'
@@ -17,7 +18,6 @@ import { notify } from '~web/lib/toast'
 import { resendVerification } from '../api/resend-verification'
 import { verifyEmail } from '../api/verify-email'
 import type { LoginLocationState } from './login-page'
-import { PublicCard } from '~web/components/public-card'
 
 type Verification = { state: 'verifying' } | { state: 'verified' } | { state: 'failed'; message: string }
 

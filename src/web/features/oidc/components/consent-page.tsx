@@ -1,6 +1,7 @@
 import AppWindow from 'lucide-react/icons/app-window'
 import { useEffect, useState } from 'react'
 import { Navigate, useSearchParams } from 'react-router'
+import { PublicCard } from '~web/components/public-card'
 import { ScopeList } from '~web/components/scope-list'
 import { Alert } from '~web/components/ui/alert'
 import { Button } from '~web/components/ui/button'
@@ -11,7 +12,6 @@ import { codeOf, isApiError } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
 import { allowApp, getInteractionWithTexts, type InteractionDetails } from '../api/interactions'
-import { PublicCard } from '~web/components/public-card'
 import { AccessDenied, InteractionExpired, InteractionFailed } from './interaction-states'
 
 type View =

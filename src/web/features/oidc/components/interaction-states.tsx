@@ -2,11 +2,11 @@ import Ban from 'lucide-react/icons/ban'
 import Clock from 'lucide-react/icons/clock'
 import TriangleAlert from 'lucide-react/icons/triangle-alert'
 import { Link } from 'react-router'
+import { PublicCard } from '~web/components/public-card'
 import { ReturnToAppButton } from '~web/components/return-to-app'
 import { Button, buttonClass } from '~web/components/ui/button'
 import { paths } from '~web/config/paths'
 import { useI18n } from '~web/lib/i18n'
-import { PublicCard } from '~web/components/public-card'
 
 /** An app's sign-in request that is unknown or has expired: nothing to go back to, only the app itself. */
 export function InteractionExpired() {

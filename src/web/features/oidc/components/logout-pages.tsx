@@ -1,11 +1,11 @@
 import LogOut from 'lucide-react/icons/log-out'
 import CircleCheck from 'lucide-react/icons/circle-check'
 import { Link } from 'react-router'
+import { PublicCard } from '~web/components/public-card'
 import { Button, buttonClass } from '~web/components/ui/button'
 import { APP_NAME } from '~web/config/app'
 import { paths } from '~web/config/paths'
 import { useI18n } from '~web/lib/i18n'
-import { PublicCard } from '~web/components/public-card'
 
 /**
  * The pages of an app's sign-out (RP-initiated logout) that the server answers at /oidc/session/end

@@ -1,12 +1,12 @@
 import LinkOff from 'lucide-react/icons/link-2-off'
 import { useEffect, useState } from 'react'
 import { Link } from 'react-router'
+import { PublicCard } from '~web/components/public-card'
 import { PageSpinner } from '~web/components/ui/spinner'
 import { buttonClass } from '~web/components/ui/button'
 import { APP_NAME } from '~web/config/app'
 import { paths } from '~web/config/paths'
 import { loadAppTexts, useI18n } from '~web/lib/i18n'
-import { PublicCard } from '~web/components/public-card'
 import { LogoutConfirmPage, logoutView, SignedOutPage } from './logout-pages'
 
 /** The protocol error the server put in the page it answered with (`<meta name="oidc-error">`), if any. */
