@@ -12,13 +12,13 @@ import { freePort } from '../tests/support/server-process'
 import { productRefreshRequest, seedBenchUsers, signIn, type SignedIn, signInRequest } from './support/accounts'
 import { type OpenLoopResult, type RequestSpec, SenderProcess } from './support/open-loop'
 import {
+  type BareServer,
   type BenchServer,
   dropDatabase,
   machineLine,
   memoryMonitorMeter,
   processCpuMs,
   recreateDatabase,
-  type BareServer,
   startBareServer,
   startServer,
 } from './support/server'

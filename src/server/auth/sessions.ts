@@ -1,7 +1,7 @@
-import { type Kysely, sql } from 'kysely'
+import { sql } from 'kysely'
 import type { ActivityKind } from '~server/data/activities'
 import { runNamedStatement } from '~server/db/prepared'
-import type { Database, Db } from '~server/db/types'
+import type { Db } from '~server/db/types'
 import { addSeconds } from '~server/clock'
 import type { TokenSealer } from './sealed-token'
 import { generateToken, hashToken } from './secure-token'
@@ -86,7 +86,7 @@ type Outcome = 'rotated' | 'replayed' | 'reused' | 'unknown' | 'ended' | 'refuse
  * sealed, so that a replay within the grace can be given the same token again.
  */
 export async function rotateRefreshToken(
-  db: Kysely<Database>,
+  db: Db,
   sealer: TokenSealer,
   input: { token: string; now: Date; lifetimes: SessionLifetimes; ip: string | null },
 ): Promise<RotationResult> {

@@ -1,7 +1,7 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely'
+import { type RawBuilder, sql } from 'kysely'
 import type { Role } from '~shared/constants'
 import { type ActivityEntry, type FieldChange, fieldChangeSchema } from '~shared/schemas/lists'
-import type { Database } from '~server/db/types'
+import type { Db } from '~server/db/types'
 import { EXACT_COUNT_CAP, cappedCount, countActivities, plannerEstimate } from './counts'
 import { parseSearch } from './search'
 import { pictureUrl } from './users'
@@ -69,7 +69,7 @@ const withUser = sql`FROM activities a LEFT JOIN users u ON u.id = a.user_id`
 const newestFirst = sql`ORDER BY a.created_at DESC, a.id DESC`
 const all = (conditions: RawBuilder<unknown>[]) => (conditions.length > 0 ? sql.join(conditions, sql` AND `) : sql`TRUE`)
 
-export async function listActivities(db: Kysely<Database>, input: ActivityListInput): Promise<{ rows: ActivityRow[]; total: number }> {
+export async function listActivities(db: Db, input: ActivityListInput): Promise<{ rows: ActivityRow[]; total: number }> {
   const term = parseSearch(input.search)
   const offset = (input.page - 1) * input.limit
   const page = sql`LIMIT ${input.limit} OFFSET ${offset}`
@@ -154,11 +154,7 @@ export const entryWeek = weekOf(sql`a.created_at`)
 /** An entry's kind and week as one key ("logged out 2968"), the index's second column: one activity filter's week. */
 export const entryKindWeek = sql`(a.kind || ' ' || (${entryWeek})::text)`
 
-async function searchWay(
-  db: Kysely<Database>,
-  kind: RawBuilder<unknown>[],
-  { need, estimated, entries }: { need: number; estimated: number; entries: number },
-): Promise<SearchWay> {
+async function searchWay(db: Db, kind: RawBuilder<unknown>[], { need, estimated, entries }: { need: number; estimated: number; entries: number }): Promise<SearchWay> {
   const tuning = searchTuning
   if (estimated <= tuning.rareMatches) return { kind: 'all' }
   // Entries a newest-first walk is expected to read before it has the page.
@@ -193,7 +189,7 @@ async function searchWay(
  * another in order.
  */
 async function matchesWeekByWeek(
-  db: Kysely<Database>,
+  db: Db,
   conditions: RawBuilder<unknown>[],
   need: number,
   way: Extract<SearchWay, { kind: 'weeks' }>,
@@ -226,31 +222,31 @@ async function matchesWeekByWeek(
  * One page: the ids first (an index-only walk past the skipped entries where the index has all it
  * needs), then only the page's entries and their users.
  */
-async function pageOf(db: Kysely<Database>, conditions: RawBuilder<unknown>[], page: RawBuilder<unknown>): Promise<ActivityRow[]> {
+async function pageOf(db: Db, conditions: RawBuilder<unknown>[], page: RawBuilder<unknown>): Promise<ActivityRow[]> {
   const rows = await sql<ActivityRow>`
     SELECT ${columns} FROM (SELECT a.id FROM activities a WHERE ${all(conditions)} ${newestFirst} ${page}) p
     JOIN activities a ON a.id = p.id LEFT JOIN users u ON u.id = a.user_id ${newestFirst}`.execute(db)
   return rows.rows
 }
 
-async function entriesById(db: Kysely<Database>, ids: string[]): Promise<ActivityRow[]> {
+async function entriesById(db: Db, ids: string[]): Promise<ActivityRow[]> {
   if (ids.length === 0) return []
   const rows = await sql<ActivityRow>`SELECT ${columns} ${withUser} WHERE a.id = ANY(${ids}::bigint[]) ${newestFirst}`.execute(db)
   return rows.rows
 }
 
-async function matchesNewestFirst(db: Kysely<Database>, conditions: RawBuilder<unknown>[], limit: number): Promise<string[]> {
+async function matchesNewestFirst(db: Db, conditions: RawBuilder<unknown>[], limit: number): Promise<string[]> {
   const rows = await sql<{ id: string }>`SELECT a.id FROM activities a WHERE ${all(conditions)} ${newestFirst} LIMIT ${limit}`.execute(db)
   return rows.rows.map((row) => String(row.id))
 }
 
-async function timeOfEntry(db: Kysely<Database>, id: number): Promise<Date | null> {
+async function timeOfEntry(db: Db, id: number): Promise<Date | null> {
   const row = await sql<{ created_at: Date }>`SELECT created_at FROM activities WHERE id <= ${id} ORDER BY id DESC LIMIT 1`.execute(db)
   return row.rows[0]?.created_at ?? null
 }
 
 /** The newest entries of everyone, for the admin dashboard. */
-export async function recentActivities(db: Kysely<Database>, count: number): Promise<ActivityRow[]> {
+export async function recentActivities(db: Db, count: number): Promise<ActivityRow[]> {
   const rows = await sql<ActivityRow>`SELECT ${columns} ${withUser} ${newestFirst} LIMIT ${count}`.execute(db)
   return rows.rows
 }

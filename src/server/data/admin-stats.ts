@@ -1,6 +1,6 @@
-import { type Kysely, sql } from 'kysely'
+import { sql } from 'kysely'
 import type { AdminStats } from '~shared/schemas/lists'
-import type { Database } from '~server/db/types'
+import type { Db } from '~server/db/types'
 import { recentActivities, toActivityEntry } from './activity-list'
 import { userTotals } from './counts'
 
@@ -15,7 +15,7 @@ export const SIGN_UP_DAYS = 30
 const DAY_MS = 24 * 60 * 60 * 1000
 const utcDay = (date: Date) => date.toISOString().slice(0, 10)
 
-export async function adminStats(db: Kysely<Database>, now: Date): Promise<AdminStats> {
+export async function adminStats(db: Db, now: Date): Promise<AdminStats> {
   const [totals, recent, signUps] = await Promise.all([userTotals(db), recentActivities(db, RECENT_ACTIVITIES), signUpsByDay(db, now)])
   return {
     stats: {
@@ -44,7 +44,7 @@ export async function adminStats(db: Kysely<Database>, now: Date): Promise<Admin
  * exist: sums over the slots of the trigger-kept `sign_ups_by_day` (migration 0017, decision
  * 0119), at most 30 × 8 rows read through its primary key. Days without a row are zeros.
  */
-async function signUpsByDay(db: Kysely<Database>, now: Date): Promise<{ date: string; count: number }[]> {
+async function signUpsByDay(db: Db, now: Date): Promise<{ date: string; count: number }[]> {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
   const from = new Date(today - (SIGN_UP_DAYS - 1) * DAY_MS)
   const rows = await db

@@ -1,9 +1,9 @@
-import { type CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely'
+import { type CompiledQuery, type RawBuilder, sql } from 'kysely'
 import type pg from 'pg'
 import { to as copyTo } from 'pg-copy-streams'
 import type { Role, Status } from '~shared/constants'
 import type { SortOrder, UserExportQuery, UserSort } from '~shared/schemas/lists'
-import type { Database, DatabaseKind } from '~server/db/types'
+import type { DatabaseKind, Db } from '~server/db/types'
 import { kindAndRange } from './activity-list'
 import { parseSearch } from './search'
 import { filteredUsers, SORT_KEYS, userOrder } from './user-list'
@@ -82,7 +82,7 @@ type Batch<R> = (after: R | undefined) => CompiledQuery<R>
 
 /** Where an export reads from: the database, and on PostgreSQL its pool (COPY is not Kysely's). */
 export interface ExportSource {
-  db: Kysely<Database>
+  db: Db
   dbKind: DatabaseKind
   pgPool?: pg.Pool | undefined
 }

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto'
-import type { Kysely, Transaction } from 'kysely'
-import type { Database } from '~server/db/types'
+import type { Transaction } from 'kysely'
+import type { Database, Db } from '~server/db/types'
 import { type UserRecord, userColumns } from './users'
 
 /**
@@ -29,6 +29,6 @@ export async function replacePicture(
   return updated
 }
 
-export function findPicture(db: Kysely<Database>, id: string) {
+export function findPicture(db: Db, id: string) {
   return db.selectFrom('pictures').select(['content_type', 'data']).where('id', '=', id).executeTakeFirst()
 }

@@ -1,7 +1,7 @@
-import { type Kysely, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely'
+import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely'
 import type { Role, Status } from '~shared/constants'
 import type { SortOrder, UserSort } from '~shared/schemas/lists'
-import type { Database } from '~server/db/types'
+import type { Database, Db } from '~server/db/types'
 import { cappedCount, countUsers, plannerEstimate } from './counts'
 import { parseSearch, type SearchTerm } from './search'
 import { type AdminUserRecord, adminUserColumns } from './users'
@@ -59,7 +59,7 @@ export function userOrder(sort: UserSort, order: SortOrder): RawBuilder<unknown>
   return sort === 'email' ? sql`${SORT_KEYS.email} ${direction}` : sql`${SORT_KEYS[sort]} ${direction}, id ${direction}`
 }
 
-export async function listUsers(db: Kysely<Database>, input: UserListInput): Promise<UserListResult> {
+export async function listUsers(db: Db, input: UserListInput): Promise<UserListResult> {
   const matching = await filteredUsers(db, input)
   const order = userOrder(input.sort, input.order)
 
@@ -81,7 +81,7 @@ export async function listUsers(db: Kysely<Database>, input: UserListInput): Pro
  * dormancy and search. The dormant condition is the sort key's own expression, so that the last
  * sign-in index serves it as a range.
  */
-export async function filteredUsers(db: Kysely<Database>, input: Omit<UserFilters, 'sort' | 'order'>) {
+export async function filteredUsers(db: Db, input: Omit<UserFilters, 'sort' | 'order'>) {
   const term = parseSearch(input.search)
   let filtered = db.selectFrom('users')
   if (input.role) filtered = filtered.where('role', '=', input.role)
@@ -103,7 +103,7 @@ export async function filteredUsers(db: Kysely<Database>, input: Omit<UserFilter
 export const shortSearchTuning = { rareMatches: 5_000 }
 
 /** The search condition (search_text is lower(name, e-mail): one column, LIKE instead of ILIKE). */
-async function userMatches(db: Kysely<Database>, filtered: SelectQueryBuilder<Database, 'users', object>, term: SearchTerm) {
+async function userMatches(db: Db, filtered: SelectQueryBuilder<Database, 'users', object>, term: SearchTerm) {
   if (term.kind === 'substring') return sql<boolean>`search_text LIKE lower(${term.pattern})`
   // No trigram in the term. strpos is the plain substring test; the pairs index (migration 0005)
   // is asked only when the planner, from its statistics, expects few matches: computing the

@@ -1,8 +1,8 @@
-import type { CompiledQuery, ExpressionBuilder, Kysely, RawBuilder } from 'kysely'
+import type { CompiledQuery, ExpressionBuilder, RawBuilder } from 'kysely'
 import type { Role } from '~shared/constants'
 import { isUuid } from '~server/data/users'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
-import type { Database } from '~server/db/types'
+import type { Database, Db } from '~server/db/types'
 import { engineRequest } from './engine-request'
 import { roleAllowed } from './clients'
 
@@ -48,7 +48,7 @@ export function productSessionLive(eb: ExpressionBuilder<Database, never>, uid: 
 /** The key an account read ahead is kept under in its engine request. */
 export const accountKey = (sub: string, sessionUid: string | null | undefined) => `${sub} ${sessionUid ?? ''}`
 
-export async function loadAccount(db: Kysely<Database>, now: Date, sub: string, sessionUid: string | undefined): Promise<AccountRow | undefined> {
+export async function loadAccount(db: Db, now: Date, sub: string, sessionUid: string | undefined): Promise<AccountRow | undefined> {
   if (!isUuid(sub)) return undefined
   const readAhead = engineRequest.getStore()?.accounts
   if (readAhead?.has(accountKey(sub, sessionUid))) return readAhead.get(accountKey(sub, sessionUid))
