@@ -19,8 +19,9 @@ export default defineConfig({
   resolve: { alias },
   test: {
     passWithNoTests: true,
-    // `api` and `web` files run side by side, at least two at a time (Vitest's default is one on
-    // a two-core machine); `system` and `e2e` files start whole servers and run one at a time.
+    // `api`, `web` and `e2e` files run side by side, at least two at a time (Vitest's default is one
+    // on a two-core machine): a browser test mostly waits for its page, so it fits beside the others.
+    // `system` files start, crash and stop whole servers and time their shutdown: one at a time, last.
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
     projects: [
       {
@@ -62,8 +63,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['tests/e2e/support/global-browser.ts'],
-          fileParallelism: false,
+          globalSetup: ['tests/e2e/support/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },

@@ -6,7 +6,7 @@ import { type SignedInSession, signInThroughApi } from './accounts'
 const LAUNCH_TIMEOUT_MS = 30_000
 
 /**
- * Chromium as found once per run (tests/e2e/support/global-browser.ts), started headless, with any
+ * Chromium as found once per run (tests/e2e/support/global-setup.ts), started headless, with any
  * further switches a test needs (e.g. `--host-resolver-rules`).
  */
 export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {

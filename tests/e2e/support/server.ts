@@ -1,9 +1,9 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { inject } from 'vitest'
 import { createPostgresDatabase, freePort, startServer as startProcess, stopServer } from '../../support/server-process'
 import { type Mailbox, startMailbox } from '../../support/mailbox'
-import { ensureWebBuild } from './web-build'
 
 /**
  * The real server for browser tests, started as `npm start` starts it (`node --import tsx
@@ -31,7 +31,9 @@ export const E2E_ADMIN = { email: 'e2e-admin@example.com', password: 'Vivid-Kett
  * tests use `localhost`, because WebAuthn refuses an IP address as the relying party's id.
  */
 export async function startServer(options: { env?: Record<string, string>; host?: 'localhost' | '127.0.0.1' } = {}): Promise<RunningServer> {
-  ensureWebBuild()
+  // Built once for the run by the global setup (global-setup.ts).
+  const webBuildError = inject('webBuildError')
+  if (webBuildError) throw new Error(webBuildError)
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-e2e-'))
   const mail = await startMailbox()
   const serverUrl = process.env.TEST_DATABASE_URL

@@ -14,16 +14,20 @@ function newestMtime(target: string): number {
   return fs.readdirSync(target).reduce((newest, name) => Math.max(newest, newestMtime(path.join(target, name))), stat.mtimeMs)
 }
 
-/** Builds the web app when its bundle is missing or older than its sources (as `npm start` does). */
-export function ensureWebBuild(): void {
+/**
+ * Builds the web app when its bundle is missing or older than its sources (as `npm start` does).
+ * Returns why the build failed, or null. Run by the browser tests' global setup alone: two builds
+ * at once would empty the folder a running server serves from.
+ */
+export function buildWebApp(): string | null {
   const stamp = path.join(webDir, 'index.html')
   const newest = Math.max(...SOURCES.map((source) => newestMtime(path.join(root, source))))
-  if (fs.existsSync(stamp) && fs.statSync(stamp).mtimeMs >= newest) return
+  if (fs.existsSync(stamp) && fs.statSync(stamp).mtimeMs >= newest) return null
   const build = spawnSync(process.execPath, [path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], {
     cwd: root,
     encoding: 'utf8',
     // The test runner sets NODE_ENV=test, which would give React's development build.
     env: { ...process.env, NODE_ENV: 'production' },
   })
-  if (build.status !== 0) throw new Error(`vite build failed:\n${build.stdout}\n${build.stderr}`)
+  return build.status === 0 ? null : `vite build failed:\n${build.stdout}\n${build.stderr}`
 }
