@@ -19,10 +19,9 @@ export default defineConfig({
   resolve: { alias },
   test: {
     passWithNoTests: true,
-    // `api` and `web` files run side by side, at least two at a time (Vitest's default is one on a
-    // two-core machine); then `e2e` files, one more at a time than there are cores (a browser test
-    // mostly waits for its page); last, `system` files, which start, crash and stop whole servers
-    // and time their shutdown, one at a time.
+    // `api`, `web` and `e2e` files run side by side, at least two at a time (Vitest's default is one
+    // on a two-core machine): a browser test mostly waits for its page, so it fits beside the others.
+    // `system` files start, crash and stop whole servers and time their shutdown: one at a time, last.
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
     projects: [
       {
@@ -69,8 +68,6 @@ export default defineConfig({
           include: ['tests/e2e/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['tests/e2e/support/global-setup.ts'],
-          sequence: { groupOrder: 1 },
-          maxWorkers: os.availableParallelism() + 1,
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },
