@@ -68,6 +68,9 @@ export default defineConfig({
           include: ['tests/e2e/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['tests/e2e/support/global-setup.ts'],
+          // `expect.poll` waits for a page as long as Playwright's own waits do (Vitest's default
+          // of 1 s failed a list that took longer to show on a busy machine).
+          expect: { poll: { timeout: 30_000 } },
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },
