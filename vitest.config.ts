@@ -2,11 +2,12 @@ import os from 'node:os'
 import path from 'node:path'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'vitest/config'
+import LongestFirstSequencer from './tests/support/sequencer.ts'
 
 /**
  * `npm test` runs every project: `api` (HTTP through the real app), `web` (components in jsdom),
- * `system` (whole server processes: crash, restart, lock, shutdown) and `e2e` (browser journeys
- * in Chromium). TEST_DATABASE_URL switches the database from PGlite to that PostgreSQL server;
+ * `system` and `system-deadlines` (whole server processes: crash, restart, lock, shutdown) and `e2e`
+ * (browser journeys in Chromium). TEST_DATABASE_URL switches the database from PGlite to that PostgreSQL server;
  * TEST_REDIS_URL puts throttling counters in Redis.
  */
 const alias = {
@@ -15,14 +16,22 @@ const alias = {
   '~web': path.resolve('src/web'),
 }
 
+/**
+ * Whole-process tests that time a server's shutdown against its 10 s promise: one at a time, after
+ * everything else, so that no other test slows the machine while they measure.
+ */
+const SHUTDOWN_DEADLINE_FILES = ['tests/system/graceful-shutdown.test.ts', 'tests/system/sigterm-under-load.test.ts']
+
 export default defineConfig({
   resolve: { alias },
   test: {
     passWithNoTests: true,
-    // `api`, `web` and `e2e` files run side by side, at least two at a time (Vitest's default is one
-    // on a two-core machine): a browser test mostly waits for its page, so it fits beside the others.
-    // `system` files start, crash and stop whole servers and time their shutdown: one at a time, last.
+    // `api`, `web`, `e2e` and `system` files run side by side, at least two at a time (Vitest's
+    // default is one on a two-core machine): browser and whole-process tests mostly wait for a page
+    // or a server, so they fit beside the others. `system-deadlines` runs alone, last.
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
+    // The projects whose files take longest start first (tests/support/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         resolve: { alias },
@@ -44,7 +53,20 @@ export default defineConfig({
         test: {
           name: 'system',
           include: ['tests/system/**/*.test.ts'],
+          exclude: SHUTDOWN_DEADLINE_FILES,
           environment: 'node',
+          globalSetup: ['tests/support/global-data-dir.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: 'system-deadlines',
+          include: SHUTDOWN_DEADLINE_FILES,
+          environment: 'node',
+          globalSetup: ['tests/support/global-data-dir.ts'],
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 120_000,
@@ -67,7 +89,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['tests/e2e/support/global-setup.ts'],
+          globalSetup: ['tests/e2e/support/global-setup.ts', 'tests/support/global-data-dir.ts'],
           // `expect.poll` waits for a page as long as Playwright's own waits do (Vitest's default
           // of 1 s failed a list that took longer to show on a busy machine).
           expect: { poll: { timeout: 30_000 } },

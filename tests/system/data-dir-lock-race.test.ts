@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { call, killStrayServers, removeDataDir, spawnServer, stopServer, tempDataDir, withTimeout } from './server-process'
+import { call, killStrayServers, removeDataDir, spawnServer, stopServer, emptyDataDir, tempDataDir, withTimeout } from './server-process'
 
 /**
  * One process per embedded data directory, beyond tests/system/data-dir-lock.test.ts (a second
@@ -18,7 +18,7 @@ describe('the embedded data directory', () => {
   })
 
   it('goes to exactly one of two servers started at the same instant; the other says why and exits', async () => {
-    const dataDir = tempDataDir()
+    const dataDir = emptyDataDir()
     dirs.push(dataDir)
     const [a, b] = await Promise.all([spawnServer({ DATA_DIR: dataDir }), spawnServer({ DATA_DIR: dataDir })])
     const outcomes = await Promise.all(

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { call, killStrayServers, printedAdmin, removeDataDir, startServer, stopServer, tempDataDir } from './server-process'
+import { call, killStrayServers, printedAdmin, removeDataDir, startServer, stopServer, tempDataDir, emptyDataDir } from './server-process'
 
 const signIn = async (server: Parameters<typeof call>[0], credentials: { email: string; password: string }) => {
   const answer = await call(server, 'POST', '/api/auth/login', credentials)
@@ -9,8 +9,8 @@ const signIn = async (server: Parameters<typeof call>[0], credentials: { email: 
 
 describe('the first administrator', () => {
   const dirs: string[] = []
-  const dataDir = () => {
-    const dir = tempDataDir()
+  const dataDir = (fresh = false) => {
+    const dir = fresh ? emptyDataDir() : tempDataDir()
     dirs.push(dir)
     return dir
   }
@@ -20,7 +20,7 @@ describe('the first administrator', () => {
   })
 
   it('is created on the first start with a generated password, printed once, that works', async () => {
-    const dir = dataDir()
+    const dir = dataDir(true)
     const first = await startServer({ DATA_DIR: dir })
     const admin = printedAdmin(first.output())
     expect(admin).not.toBeNull()

@@ -3,7 +3,7 @@ import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ROOT } from '../support/server-process'
-import { call, killStrayServers, printedAdmin, removeDataDir, startServer, stopServer, tempDataDir, withTimeout } from './server-process'
+import { call, killStrayServers, printedAdmin, removeDataDir, startServer, stopServer, emptyDataDir, tempDataDir, withTimeout } from './server-process'
 
 const EXIT_WITH_PARENT = fileURLToPath(new URL('../support/exit-with-parent.ts', import.meta.url))
 
@@ -30,7 +30,7 @@ describe('the first minutes with the server', () => {
   })
 
   it('prints one address to open, and the e-mailed link it prints is on that address', async () => {
-    const dataDir = tempDataDir()
+    const dataDir = emptyDataDir()
     dirs.push(dataDir)
     const server = await startServer({ DATA_DIR: dataDir, LOG_FORMAT: 'readable', LOG_LEVEL: 'info' })
     const address = `http://localhost:${server.port}`

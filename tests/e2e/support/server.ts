@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { inject } from 'vitest'
+import { preparedDataDir } from '../../support/global-data-dir'
 import { createPostgresDatabase, freePort, startServer as startProcess, stopServer } from '../../support/server-process'
 import { type Mailbox, startMailbox } from '../../support/mailbox'
 
@@ -34,9 +35,10 @@ export async function startServer(options: { env?: Record<string, string>; host?
   // Built once for the run by the global setup (global-setup.ts).
   const webBuildError = inject('webBuildError')
   if (webBuildError) throw new Error(webBuildError)
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-e2e-'))
-  const mail = await startMailbox()
   const serverUrl = process.env.TEST_DATABASE_URL
+  // The embedded database comes already created and migrated (tests/support/global-data-dir.ts).
+  const dataDir = serverUrl ? fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-e2e-')) : preparedDataDir('accounts-e2e-')
+  const mail = await startMailbox()
   const database = serverUrl ? await createPostgresDatabase(serverUrl, 'accounts_e2e') : null
   const cleanUp = async () => {
     await mail.close()
