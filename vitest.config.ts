@@ -89,6 +89,9 @@ export default defineConfig({
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
           environment: 'node',
+          // Each file starts its own server and browser; the modules that drive them (Playwright,
+          // axe-core, the support code) are loaded once per worker (docs/decisions/0013).
+          isolate: false,
           globalSetup: ['tests/e2e/support/global-setup.ts', 'tests/support/global-data-dir.ts'],
           // `expect.poll` waits for a page as long as Playwright's own waits do (Vitest's default
           // of 1 s failed a list that took longer to show on a busy machine).

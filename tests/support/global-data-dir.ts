@@ -22,7 +22,22 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => void> {
+/** One template for every project of the run that asks for it (Vitest sets each project up in turn). */
+const run = globalThis as { accountsDataDirTemplate?: { dir: Promise<string>; projects: number } }
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const shared = (run.accountsDataDirTemplate ??= { dir: createTemplate(), projects: 0 })
+  shared.projects += 1
+  project.provide('dataDirTemplate', await shared.dir)
+  return async () => {
+    shared.projects -= 1
+    if (shared.projects > 0) return
+    if (run.accountsDataDirTemplate === shared) delete run.accountsDataDirTemplate
+    fs.rmSync(await shared.dir, { recursive: true, force: true })
+  }
+}
+
+async function createTemplate(): Promise<string> {
   const template = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-data-template-'))
   const handle = await openDatabase({ dataDir: template })
   try {
@@ -30,8 +45,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   } finally {
     await handle.close()
   }
-  project.provide('dataDirTemplate', template)
-  return () => fs.rmSync(template, { recursive: true, force: true })
+  return template
 }
 
 /** A new data folder for one server, its embedded database already created and migrated. */
