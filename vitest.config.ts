@@ -6,9 +6,9 @@ import LongestFirstSequencer from './tests/support/sequencer.ts'
 
 /**
  * `npm test` runs every project: `api` (HTTP through the real app), `web` (components in jsdom),
- * `system` and `system-deadlines` (whole server processes: crash, restart, lock, shutdown) and `e2e`
- * (browser journeys in Chromium). TEST_DATABASE_URL switches the database from PGlite to that PostgreSQL server;
- * TEST_REDIS_URL puts throttling counters in Redis.
+ * `system` and `system-deadlines` (whole server processes: crash, restart, lock, shutdown) and
+ * `e2e` (browser journeys in Chromium). TEST_DATABASE_URL switches the database from PGlite to
+ * that PostgreSQL server; TEST_REDIS_URL puts throttling counters in Redis.
  */
 const alias = {
   '~server': path.resolve('src/server'),

@@ -22,7 +22,8 @@ export const STORES = [
 
 /**
  * A data folder whose embedded database is already created and migrated (a copy of the run's
- * template, tests/support/global-data-dir.ts): the server starts in 4 s instead of 9.
+ * template, tests/support/global-data-dir.ts): the server skips initdb, about 5 s of its 9 s
+ * first start on a two-core machine.
  */
 export function tempDataDir(): string {
   return preparedDataDir('accounts-system-')
