@@ -4,7 +4,7 @@ import { call, createPostgresDatabase, killStrayServers, removeDataDir, STORES, 
 /**
  * The same user deleted by several requests at the same instant, over real HTTP connections to a
  * real server: exactly one 200, the others 404, never a 500, and exactly one "Deleted user" entry.
- * On the embedded database always; on PostgreSQL too (where the requests really run in parallel
+ * On the embedded database, or on PostgreSQL (where the requests really run in parallel
  * transactions) when TEST_DATABASE_URL names a server.
  */
 const ADMIN = { email: 'delete.race.admin@example.com', password: 'Two-Clicks-At-Once-42!' }

@@ -16,7 +16,7 @@ import {
 /**
  * The server is killed with SIGKILL while clients keep registering. Every registration answered
  * 201 before it died must be there after a restart (a 2xx means committed), each with its activity
- * entry, and the restart needs no repair. On the embedded database always; on PostgreSQL too when
+ * entry, and the restart needs no repair. On the embedded database, or on PostgreSQL when
  * TEST_DATABASE_URL names a server.
  */
 const PASSWORD = 'Durable-Writes-42!'

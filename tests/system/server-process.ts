@@ -12,12 +12,15 @@ import { PGLITE_EXTENSIONS } from '~server/db/database'
 export { freePort, killStrayServers, type ServerProcess, spawnServer, startServer, stopServer, withTimeout } from '../support/server-process'
 
 /**
- * The databases a whole-process test runs on: always the embedded one, and the PostgreSQL server
- * of TEST_DATABASE_URL when it is set.
+ * The database a whole-process test of the stored data runs on, as every suite does: the embedded
+ * one, or the PostgreSQL server of TEST_DATABASE_URL when it is set (`.ci/run` runs the suite once
+ * each way). The tests of what only the embedded database has (its data-directory lock, its first
+ * start, `db:copy`) run on it either way.
  */
 export const STORES = [
-  { store: 'the embedded database (PGlite)', postgresUrl: undefined as string | undefined },
-  ...(process.env.TEST_DATABASE_URL ? [{ store: 'PostgreSQL', postgresUrl: process.env.TEST_DATABASE_URL }] : []),
+  process.env.TEST_DATABASE_URL
+    ? { store: 'PostgreSQL', postgresUrl: process.env.TEST_DATABASE_URL as string | undefined }
+    : { store: 'the embedded database (PGlite)', postgresUrl: undefined as string | undefined },
 ]
 
 /**
