@@ -22,6 +22,14 @@ const alias = {
  */
 const SHUTDOWN_DEADLINE_FILES = ['tests/system/graceful-shutdown.test.ts', 'tests/system/sigterm-under-load.test.ts']
 
+/** What the two whole-process projects, `system` and `system-deadlines`, have in common. */
+const wholeProcess: { environment: 'node'; globalSetup: string[]; testTimeout: number; hookTimeout: number } = {
+  environment: 'node',
+  globalSetup: ['tests/support/global-data-dir.ts'],
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
+}
+
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -51,25 +59,19 @@ export default defineConfig({
       {
         resolve: { alias },
         test: {
+          ...wholeProcess,
           name: 'system',
           include: ['tests/system/**/*.test.ts'],
           exclude: SHUTDOWN_DEADLINE_FILES,
-          environment: 'node',
-          globalSetup: ['tests/support/global-data-dir.ts'],
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
         },
       },
       {
         resolve: { alias },
         test: {
+          ...wholeProcess,
           name: 'system-deadlines',
           include: SHUTDOWN_DEADLINE_FILES,
-          environment: 'node',
-          globalSetup: ['tests/support/global-data-dir.ts'],
           fileParallelism: false,
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
         },
       },
       {

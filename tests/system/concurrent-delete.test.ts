@@ -13,7 +13,7 @@ const RACERS = 4
 
 describe.each(STORES)('deleting one user from several requests at once on $store', ({ postgresUrl }) => {
   it('answers one 200 and 404s, never a 500, and records the deletion once', async () => {
-    const dataDir = tempDataDir()
+    const dataDir = tempDataDir(postgresUrl)
     const database = postgresUrl ? await createPostgresDatabase(postgresUrl) : undefined
     try {
       const server = await startServer({

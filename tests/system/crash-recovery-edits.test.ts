@@ -39,7 +39,7 @@ interface Writer {
 
 describe.each(STORES)('a server killed during edits on $store', ({ postgresUrl }) => {
   it('restarts without repair, with every acknowledged edit and exactly its activity entry', async () => {
-    const dataDir = tempDataDir()
+    const dataDir = tempDataDir(postgresUrl)
     const database = postgresUrl ? await createPostgresDatabase(postgresUrl) : undefined
     const store = { dataDir, ...(database ? { databaseUrl: database.url } : {}) }
     const env = { DATA_DIR: dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ...(database ? { DATABASE_URL: database.url } : {}) }

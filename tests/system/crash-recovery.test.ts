@@ -25,7 +25,7 @@ const ACKNOWLEDGED_BEFORE_KILL = 30
 
 describe.each(STORES)('a server killed mid-stream on $store', ({ postgresUrl }) => {
   it('restarts without repair, with every acknowledged registration and its activity entry', async () => {
-    const dataDir = tempDataDir()
+    const dataDir = tempDataDir(postgresUrl)
     const database = postgresUrl ? await createPostgresDatabase(postgresUrl) : undefined
     const env = { DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}) }
     try {

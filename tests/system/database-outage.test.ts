@@ -20,7 +20,7 @@ describe.skipIf(!postgresUrl)('the database going down and coming back', () => {
     const viaProxy = new URL(database.url)
     viaProxy.hostname = '127.0.0.1'
     viaProxy.port = String(proxy.port)
-    const dataDir = tempDataDir()
+    const dataDir = tempDataDir(postgresUrl)
     try {
       const server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: viaProxy.toString() })
       const admin = printedAdmin(server.output())!

@@ -2,7 +2,7 @@ import crypto from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { linkTo, startMailbox, type Mailbox } from '../support/mailbox'
-import { createPostgresDatabase, killStrayServers, queryStore, removeDataDir, type ServerProcess, startServer, tempDataDir } from './server-process'
+import { createPostgresDatabase, killStrayServers, queryStore, removeDataDir, type ServerProcess, startServer, emptyDataDir } from './server-process'
 import { nginxBinary, type ReverseProxy, startReverseProxy } from './reverse-proxy'
 import { POSTGRES_URL, REDIS_URL, postgresMissing, redisMissing } from './services'
 
@@ -41,7 +41,7 @@ async function request(base: string, method: string, url: string, options: { bod
 }
 
 describe.skipIf(missing)(`several instances behind a reverse proxy (${nginxBinary() ? 'nginx' : 'a Node proxy'})${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  const dirs = [tempDataDir(), tempDataDir()]
+  const dirs = [emptyDataDir(), emptyDataDir()]
   let database: Awaited<ReturnType<typeof createPostgresDatabase>> | undefined
   let mailbox: Mailbox | undefined
   let proxy: ReverseProxy | undefined

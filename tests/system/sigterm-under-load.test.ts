@@ -68,7 +68,7 @@ async function attempt(server: ServerProcess, seq: number, kind: string, token: 
 
 describe.each(STORES)('SIGTERM under a steady stream of requests on $store', ({ postgresUrl }) => {
   it('answers everything it took in, refuses the rest promptly, exits 0 within 10 s and keeps the last acknowledged write', async () => {
-    const dataDir = tempDataDir()
+    const dataDir = tempDataDir(postgresUrl)
     const database = postgresUrl ? await createPostgresDatabase(postgresUrl) : undefined
     const env = {
       DATA_DIR: dataDir,
