@@ -7,7 +7,7 @@ import type { Database, Db } from '~server/db/types'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import { ACCOUNT_COLUMNS, type AccountRow, accountKey, productSessionLive } from './accounts'
 import { applicationClientMetadata } from './clients'
-import { type ApplicationRow, type EngineRequest, engineRequest, flushDeferredWrites, providerTransaction, writeWithDeferred } from './engine-request'
+import { type ApplicationRow, type EngineRequest, engineRequest, flushDeferredWrites, providerTransaction, writeKind, writeWithDeferred } from './engine-request'
 
 /**
  * The protocol engine's storage (decision 0400): every model it keeps (provider sessions,
@@ -92,63 +92,45 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
       .select(application)
       .where('a.id', '=', clientId),
   )
-  const consumeOnce = compiledOnce((model: string, id: string, at: Date) =>
-    base.updateTable('oidc_payloads').set({ consumed_at: at }).where('model', '=', model).where('id', '=', id).where('consumed_at', 'is', null).returning('grant_id'),
-  )
   return class DatabaseAdapter implements Adapter {
     constructor(private readonly model: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const now = new Date()
-      const expiresAt = expiresIn ? new Date(now.getTime() + expiresIn * 1000) : null
-      const row = {
-        model: this.model,
+      const grantId = this.model === 'Grant' ? id : text(payload.grantId)
+      const write = save(
+        this.model,
         id,
-        payload: JSON.stringify(payload),
-        grant_id: this.model === 'Grant' ? id : text(payload.grantId),
-        uid: text(payload.uid),
-        session_uid: text(payload.sessionUid),
-        account_id: text(payload.accountId),
-        client_id: text(payload.clientId),
-        expires_at: expiresAt,
-        consumed_at: null,
-      }
-      const save = db()
-        .insertInto('oidc_payloads')
-        .values(row)
-        .onConflict((oc) =>
-          oc.columns(['model', 'id']).doUpdateSet({
-            payload: row.payload,
-            grant_id: row.grant_id,
-            uid: row.uid,
-            session_uid: row.session_uid,
-            account_id: row.account_id,
-            client_id: row.client_id,
-            expires_at: row.expires_at,
-          }),
-        )
+        JSON.stringify(payload),
+        grantId,
+        text(payload.uid),
+        text(payload.sessionUid),
+        text(payload.accountId),
+        text(payload.clientId),
+        expiresIn ? new Date(now.getTime() + expiresIn * 1000) : null,
+      )
       const request = engineRequest.getStore()
       if (this.model === 'Grant') {
         request?.grants.delete(id)
         // A grant's row is also what an access token's last use writes: never in one statement.
         await flushDeferredWrites(db())
       }
-      if (this.model === 'AccessToken' && row.grant_id) {
+      if (this.model === 'AccessToken' && grantId) {
         // The token and its grant's last use together; the last use to the minute (as a session's,
         // decision 0310), so that a busy grant's row is not rewritten on every token.
-        const lastUse = db().updateTable('oidc_payloads').set({ last_used_at: now }).where('model', '=', 'Grant').where('id', '=', row.grant_id).where(staleLastUse(now))
+        const lastUse = grantLastUse(grantId, now, new Date(now.getTime() - LAST_USED_PRECISION_MS))
         if (request) {
-          request.deferred.push(save, lastUse)
+          request.deferred.push(write, lastUse)
           return
         }
-        await writeWithDeferred(db(), lastUse, [save])
+        await writeWithDeferred(db(), lastUse, [write])
         return
       }
       if (request && DEFERRED_SAVES.has(this.model)) {
-        request.deferred.push(save)
+        request.deferred.push(write)
         return
       }
-      await writeWithDeferred(db(), save)
+      await writeWithDeferred(db(), write)
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -212,30 +194,38 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
     }
 
     async consume(id: string): Promise<void> {
-      if (SINGLE_USE_MODELS.has(this.model)) {
-        await flushDeferredWrites(db())
-        // A refresh token or a code is used once, even by two requests racing with it: the one
-        // that does not mark it consumed is refused, and the grant revoked, as for a reuse.
-        const marked = await runNamedStatement(db(), consumeOnce(this.model, id, new Date()))
-        if (marked.rows.length === 0) {
-          const row = await db().selectFrom('oidc_payloads').select('grant_id').where('model', '=', this.model).where('id', '=', id).executeTakeFirst()
-          if (row?.grant_id) await db().deleteFrom('oidc_payloads').where('grant_id', '=', row.grant_id).execute()
-          throw new errors.InvalidGrant(`${this.model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`)
-        }
-        return
-      }
-      const consumed = db().updateTable('oidc_payloads').set({ consumed_at: new Date() }).where('model', '=', this.model).where('id', '=', id)
       const request = engineRequest.getStore()
-      if (request && TOKEN_MODELS.has(this.model)) {
-        request.deferred.push(consumed)
+      if (SINGLE_USE_MODELS.has(this.model)) {
+        // A refresh token or a code is used once, even by two requests racing with it: its
+        // consumption is conditional, and rides in the statement that stores what it gives (the
+        // new tokens, decision 0405); the request whose statement did not mark it is refused, and
+        // the grant revoked, as for a reuse (the tokens that statement stored die with the grant).
+        const write = { ...consumeOnce(this.model, id, new Date()), ifTakenFirst: (db: Db) => this.takenFirst(db, id) }
+        if (request) {
+          request.deferred.push(write)
+          return
+        }
+        await writeWithDeferred(db(), write)
         return
       }
-      await writeWithDeferred(db(), consumed)
+      const write = consumed(this.model, id, new Date())
+      if (request && TOKEN_MODELS.has(this.model)) {
+        request.deferred.push(write)
+        return
+      }
+      await writeWithDeferred(db(), write)
+    }
+
+    /** Another request consumed this code or refresh token first: its grant is revoked, and this request refused. */
+    private async takenFirst(db: Db, id: string): Promise<never> {
+      const row = await db.selectFrom('oidc_payloads').select('grant_id').where('model', '=', this.model).where('id', '=', id).executeTakeFirst()
+      if (row?.grant_id) await db.deleteFrom('oidc_payloads').where('grant_id', '=', row.grant_id).execute()
+      throw new errors.InvalidGrant(`${this.model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`)
     }
 
     async destroy(id: string): Promise<void> {
       if (this.model === 'Grant') engineRequest.getStore()?.grants.delete(id)
-      await writeWithDeferred(db(), db().deleteFrom('oidc_payloads').where('model', '=', this.model).where('id', '=', id))
+      await writeWithDeferred(db(), destroyed(this.model, id))
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
@@ -308,11 +298,71 @@ function prefixed(row: Record<string, unknown>, prefix: string, columns: readonl
   return Object.fromEntries(columns.map((column) => [column, row[prefix + column]]))
 }
 
-/** A grant's last use is written again once it is LAST_USED_PRECISION_MS old. */
-function staleLastUse(now: Date) {
-  return (eb: ExpressionBuilder<Database, 'oidc_payloads'>) =>
-    eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', new Date(now.getTime() - LAST_USED_PRECISION_MS))])
-}
+/*
+ * The storage's writes (engine-request.ts's `writeKind`): each statement built from its values, every
+ * value a parameter, so that what a request writes together is compiled once.
+ */
+
+const save = writeKind(
+  (
+    db: Db,
+    model: string,
+    id: string,
+    payload: string,
+    grantId: string | null,
+    uid: string | null,
+    sessionUid: string | null,
+    accountId: string | null,
+    clientId: string | null,
+    expiresAt: Date | null,
+  ) =>
+    db
+      .insertInto('oidc_payloads')
+      .values({
+        model,
+        id,
+        payload,
+        grant_id: grantId,
+        uid,
+        session_uid: sessionUid,
+        account_id: accountId,
+        client_id: clientId,
+        expires_at: expiresAt,
+        consumed_at: null,
+      })
+      .onConflict((oc) =>
+        oc.columns(['model', 'id']).doUpdateSet((eb) => ({
+          payload: eb.ref('excluded.payload'),
+          grant_id: eb.ref('excluded.grant_id'),
+          uid: eb.ref('excluded.uid'),
+          session_uid: eb.ref('excluded.session_uid'),
+          account_id: eb.ref('excluded.account_id'),
+          client_id: eb.ref('excluded.client_id'),
+          expires_at: eb.ref('excluded.expires_at'),
+        })),
+      ),
+)
+
+/** A grant's last use, written again once it is LAST_USED_PRECISION_MS old (`staleBefore`). */
+const grantLastUse = writeKind((db: Db, grantId: string, now: Date, staleBefore: Date) =>
+  db
+    .updateTable('oidc_payloads')
+    .set({ last_used_at: now })
+    .where('model', '=', 'Grant')
+    .where('id', '=', grantId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', staleBefore)])),
+)
+
+/** A single-use token marked used, unless it already is; the rows it marked are returned (engine-request.ts counts them). */
+const consumeOnce = writeKind((db: Db, model: string, id: string, at: Date) =>
+  db.updateTable('oidc_payloads').set({ consumed_at: at }).where('model', '=', model).where('id', '=', id).where('consumed_at', 'is', null).returning('id'),
+)
+
+const consumed = writeKind((db: Db, model: string, id: string, at: Date) =>
+  db.updateTable('oidc_payloads').set({ consumed_at: at }).where('model', '=', model).where('id', '=', id),
+)
+
+const destroyed = writeKind((db: Db, model: string, id: string) => db.deleteFrom('oidc_payloads').where('model', '=', model).where('id', '=', id))
 
 /** Expired rows, deleted by housekeeping. */
 export async function deleteExpiredPayloads(db: Db, now: Date): Promise<number> {

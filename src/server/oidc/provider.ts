@@ -247,12 +247,23 @@ export function createProvider(options: ProviderOptions): Provider {
   provider.use(offlineAccessConsent)
   provider.use(linkProductSession(db))
   provider.use(nameAppOnSignedOutPage)
-  // Innermost: what the request deferred is stored once the engine has made its answer, before it is sent.
-  provider.use(async (_ctx, next) => {
+  // Innermost: what the request deferred is stored once the engine has made its answer, before it
+  // is sent. The code or refresh token a token request consumes is marked in that statement: when
+  // another request marked it first, the answer made is replaced by the refusal (adapter.ts).
+  provider.use(async (ctx, next) => {
     try {
       await next()
-    } finally {
+    } catch (error) {
       await flushDeferredWrites(db)
+      throw error
+    }
+    try {
+      await flushDeferredWrites(db)
+    } catch (error) {
+      if (!(error instanceof errors.InvalidGrant)) throw error
+      ctx.status = error.statusCode
+      ctx.body = { error: error.error, error_description: error.error_description }
+      provider.emit('grant.error', ctx, error)
     }
   })
 

@@ -2,6 +2,7 @@ import { createRemoteJWKSet, customFetch, decodeJwt, jwtVerify } from 'jose'
 import * as client from 'openid-client'
 import { describe, expect, it } from 'vitest'
 import { createAdapterClass } from '~server/oidc/adapter'
+import { EngineRequest, engineRequest, flushDeferredWrites } from '~server/oidc/engine-request'
 import { useTestApp } from '../../support/test-app'
 import { continueAsSignedIn, exchangeCode, injectFetch, protocolError, registerApplication, relyingParty, startAuthorization, TestBrowser } from '../../support/oidc'
 
@@ -122,6 +123,40 @@ describe('Sign in with Accounts: the code flow', () => {
     const left = await test.ctx.db.selectFrom('oidc_payloads').select('model').where('grant_id', '=', row.grant_id).execute()
     expect(left).toEqual([])
     expect(tokens.refresh_token).toBeTruthy()
+  })
+
+  it('consumes a refresh token in the statement that stores what it gives, and refuses the request whose statement finds it consumed', async () => {
+    const { person } = await signInThroughApp()
+    const row = await test.ctx.db
+      .selectFrom('oidc_payloads')
+      .select(['id', 'grant_id'])
+      .where('model', '=', 'RefreshToken')
+      .where('account_id', '=', person.id)
+      .executeTakeFirstOrThrow()
+    const adapter = new (createAdapterClass(test.ctx.db))('RefreshToken')
+    const consumedAt = () => test.ctx.db.selectFrom('oidc_payloads').select('consumed_at').where('id', '=', row.id).executeTakeFirst()
+    // Two token requests both found it unused; each defers its consumption to its last statement.
+    const first = new EngineRequest()
+    const second = new EngineRequest()
+    await engineRequest.run(first, () => adapter.consume(row.id))
+    await engineRequest.run(second, () => adapter.consume(row.id))
+    expect((await consumedAt())?.consumed_at).toBeNull()
+    await engineRequest.run(first, () => flushDeferredWrites(test.ctx.db))
+    expect((await consumedAt())?.consumed_at).toBeInstanceOf(Date)
+    await expect(engineRequest.run(second, () => flushDeferredWrites(test.ctx.db))).rejects.toMatchObject({ error: 'invalid_grant' })
+    expect(await test.ctx.db.selectFrom('oidc_payloads').select('model').where('grant_id', '=', row.grant_id).execute()).toEqual([])
+  })
+
+  it('answers two refresh requests racing with one refresh token with one set of tokens and one invalid_grant, and revokes the grant', async () => {
+    const { tokens, config, person } = await signInThroughApp()
+    const answers = await Promise.allSettled([client.refreshTokenGrant(config, tokens.refresh_token!), client.refreshTokenGrant(config, tokens.refresh_token!)])
+    const given = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []))
+    const refused = answers.flatMap((answer) => (answer.status === 'rejected' ? [answer.reason as { error?: string }] : []))
+    expect(given).toHaveLength(1)
+    expect(refused.map((error) => error.error)).toEqual(['invalid_grant'])
+    // Whichever way the two met, the grant is gone: the tokens given are refused too.
+    await expect(client.refreshTokenGrant(config, given[0]!.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' })
+    await expect(client.fetchUserInfo(config, given[0]!.access_token, person.id)).rejects.toThrow()
   })
 
   it('answers introspection only to the app that holds the token, and revokes on request', async () => {
