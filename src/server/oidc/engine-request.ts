@@ -12,12 +12,13 @@ import type { AccountRow } from './accounts'
  * - reads ahead: a token's own statement also reads its grant, its application and its account
  *   (with whether the product session behind it is live), handed to the lookups that follow; at
  *   the token endpoint, the app's own lookup reads the code or refresh token presented with it;
- * - deferred writes: an access or refresh token saved, or an access token marked used, is written
- *   in the statement of the next write, or when the engine has made its answer and before it is
- *   sent (`flushDeferredWrites`, run by the engine's innermost middleware): nothing is answered
- *   that is not stored. Every other statement of the request writes what is deferred first.
+ * - deferred writes: an access or refresh token saved, an access token marked used, or a code or
+ *   refresh token consumed (conditionally: see `Write`), is written in the statement of the next
+ *   write, or when the engine has made its answer and before it is sent (`flushDeferredWrites`,
+ *   run by the engine's innermost middleware): nothing is answered that is not stored. Every other
+ *   statement of the request writes what is deferred first.
  *
- * A refresh grant runs three statements instead of six, UserInfo one instead of three.
+ * A refresh grant runs two statements instead of six, UserInfo one instead of three.
  */
 export class EngineRequest {
   readonly grants = new Map<string, AdapterPayload | undefined>()
