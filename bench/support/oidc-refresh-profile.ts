@@ -1,8 +1,10 @@
 /**
  * Development aid (`npx tsx bench/support/oidc-refresh-profile.ts [pglite|postgres]`): refresh
- * grants at the token endpoint (with USERINFO=1: UserInfo reads) at full speed for 20 s, the server under `--cpu-prof` (the profile
- * in /tmp/oidc-prof), and the server's CPU time per grant. The set-up is bench/oidc.ts's: 64
- * people signed in to one confidential app, one chain of refresh tokens each.
+ * grants at the token endpoint (with USERINFO=1: UserInfo reads; PHASES=refresh,userinfo: one
+ * after the other) at full speed for SECONDS (20) each, the server under `--cpu-prof` (the profile
+ * in /tmp/oidc-prof; PROFILE=0: none), and the server's CPU time per answer. The set-up is bench/oidc.ts's: 64
+ * people (32 more for each refresh phase after the first) signed in to one confidential app, one
+ * chain of refresh tokens each.
  */
 import fs from 'node:fs'
 import { hash } from '@node-rs/argon2'
@@ -27,7 +29,12 @@ try {
   const app = await registerBenchApp(base)
   const pool: string[] = []
   const accessTokens: string[] = []
-  for (let i = 0; i < 64; i++) {
+  // PHASES: what runs, one after another on the same server, each for SECONDS (for example
+  // `refresh,userinfo`: UserInfo after the rows a refresh load leaves). Each refresh phase ends with
+  // up to 32 refresh tokens in flight, whose answers are never read: 32 chains more for each.
+  const phases = (process.env.PHASES ?? (process.env.USERINFO ? 'userinfo' : 'refresh')).split(',')
+  const chains = Math.min(288, Math.max(64, 32 + 32 * phases.filter((phase) => phase === 'refresh').length))
+  for (let i = 0; i < chains; i++) {
     const person = { browser: new Browser(base), session: await signIn(base, `bench${i + 1}@example.com`, PASSWORD) }
     const tokens = await exchange(base, app, await authorize(app, person))
     pool.push(tokens.refresh_token!)
@@ -37,35 +44,38 @@ try {
     const fields = fs.readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
   }
-  const before = cpu()
-  const result = await new Promise<autocannon.Result>((resolve, reject) =>
-    autocannon(
-      {
-        url: `${base}/oidc/${process.env.USERINFO ? 'me' : 'token'}`,
-        connections: 32,
-        duration: SECONDS,
-        requests: [
-          process.env.USERINFO
-            ? {
-                method: 'GET',
-                setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${accessTokens[Math.floor(Math.random() * accessTokens.length)]!}` } }),
-              }
-            : {
-                method: 'POST',
-                headers: { authorization: app.basic, 'content-type': 'application/x-www-form-urlencoded' },
-                setupRequest: (request) => ({ ...request, body: refreshBody(pool.shift()!) }),
-                onResponse(status, body) {
-                  if (status === 200) pool.push((JSON.parse(body) as Tokens).refresh_token!)
+  for (const phase of phases) {
+    const userinfo = phase === 'userinfo'
+    const before = cpu()
+    const result = await new Promise<autocannon.Result>((resolve, reject) =>
+      autocannon(
+        {
+          url: `${base}/oidc/${userinfo ? 'me' : 'token'}`,
+          connections: 32,
+          duration: SECONDS,
+          requests: [
+            userinfo
+              ? {
+                  method: 'GET',
+                  setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${accessTokens[Math.floor(Math.random() * accessTokens.length)]!}` } }),
+                }
+              : {
+                  method: 'POST',
+                  headers: { authorization: app.basic, 'content-type': 'application/x-www-form-urlencoded' },
+                  setupRequest: (request) => ({ ...request, body: refreshBody(pool.shift()!) }),
+                  onResponse(status, body) {
+                    if (status === 200) pool.push((JSON.parse(body) as Tokens).refresh_token!)
+                  },
                 },
-              },
-        ],
-      },
-      (error, done) => (error ? reject(error) : resolve(done)),
-    ),
-  )
-  console.log(
-    `${engine}: ${(result['2xx'] / result.duration).toFixed(0)} answers/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, server CPU ${((cpu() - before) / result['2xx']).toFixed(2)} ms per answer`,
-  )
+          ],
+        },
+        (error, done) => (error ? reject(error) : resolve(done)),
+      ),
+    )
+    console.log(
+      `${engine} ${phase}: ${(result['2xx'] / result.duration).toFixed(0)} answers/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, server CPU ${((cpu() - before) / result['2xx']).toFixed(2)} ms per answer`,
+    )
+  }
 } finally {
   await server.stop()
   await prepared.cleanup()
