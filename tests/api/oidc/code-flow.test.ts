@@ -29,6 +29,10 @@ describe('Sign in with Accounts: the code flow', () => {
     return { application, config, person, browser, started, page, steps, callback, tokens }
   }
 
+  /** The stored row of the one refresh token this person holds. */
+  const refreshTokenRow = (accountId: string) =>
+    test.ctx.db.selectFrom('oidc_payloads').select(['id', 'grant_id']).where('model', '=', 'RefreshToken').where('account_id', '=', accountId).executeTakeFirstOrThrow()
+
   it('publishes discovery at the issuer, with the contract’s choices', async () => {
     const response = await test.request('GET', '/oidc/.well-known/openid-configuration', { headers: { host: 'app.test' } })
     expect(response.statusCode).toBe(200)
@@ -109,12 +113,7 @@ describe('Sign in with Accounts: the code flow', () => {
 
   it('uses a refresh token or a code once even when two requests race with it: the second consumption is refused and the grant revoked', async () => {
     const { tokens, person } = await signInThroughApp()
-    const row = await test.ctx.db
-      .selectFrom('oidc_payloads')
-      .select(['id', 'grant_id'])
-      .where('model', '=', 'RefreshToken')
-      .where('account_id', '=', person.id)
-      .executeTakeFirstOrThrow()
+    const row = await refreshTokenRow(person.id)
     const RefreshTokens = createAdapterClass(test.ctx.db)
     const adapter = new RefreshTokens('RefreshToken')
     // Both requests found the token unused; the first marks it consumed, the second cannot.
@@ -127,12 +126,7 @@ describe('Sign in with Accounts: the code flow', () => {
 
   it('consumes a refresh token in the statement that stores what it gives, and refuses the request whose statement finds it consumed', async () => {
     const { person } = await signInThroughApp()
-    const row = await test.ctx.db
-      .selectFrom('oidc_payloads')
-      .select(['id', 'grant_id'])
-      .where('model', '=', 'RefreshToken')
-      .where('account_id', '=', person.id)
-      .executeTakeFirstOrThrow()
+    const row = await refreshTokenRow(person.id)
     const adapter = new (createAdapterClass(test.ctx.db))('RefreshToken')
     const consumedAt = () => test.ctx.db.selectFrom('oidc_payloads').select('consumed_at').where('id', '=', row.id).executeTakeFirst()
     // Two token requests both found it unused; each defers its consumption to its last statement.
