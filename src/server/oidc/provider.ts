@@ -249,7 +249,9 @@ export function createProvider(options: ProviderOptions): Provider {
   provider.use(nameAppOnSignedOutPage)
   // Innermost: what the request deferred is stored once the engine has made its answer, before it
   // is sent. The code or refresh token a token request consumes is marked in that statement: when
-  // another request marked it first, the answer made is replaced by the refusal (adapter.ts).
+  // another request marked it first, the answer made is replaced by the refusal (adapter.ts), and
+  // only an answer whose writes are stored counts as tokens issued (`grant.success`, below).
+  const tokenAnswers = new WeakSet<object>()
   provider.use(async (ctx, next) => {
     try {
       await next()
@@ -264,12 +266,14 @@ export function createProvider(options: ProviderOptions): Provider {
       ctx.status = error.statusCode
       ctx.body = { error: error.error, error_description: error.error_description }
       provider.emit('grant.error', ctx, error)
+      return
     }
+    if (tokenAnswers.has(ctx)) options.onIssued?.(String(ctx.oidc.params?.grant_type ?? 'token'), ctx.oidc.client?.clientId)
   })
 
   if (options.onIssued || options.onFailure) {
     const issued = options.onIssued ?? (() => {})
-    provider.on('grant.success', (ctx: KoaContextWithOIDC) => issued(String(ctx.oidc.params?.grant_type ?? 'token'), ctx.oidc.client?.clientId))
+    provider.on('grant.success', (ctx: KoaContextWithOIDC) => tokenAnswers.add(ctx))
     provider.on('authorization.success', (ctx: KoaContextWithOIDC) => issued('code', ctx.oidc.client?.clientId))
     const failed = options.onFailure ?? (() => {})
     provider.on('grant.error', (ctx: KoaContextWithOIDC, error: Error & { error?: string }) => failed('token', ctx.oidc?.client?.clientId, error.error ?? error.name))

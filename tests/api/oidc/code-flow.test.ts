@@ -142,12 +142,16 @@ describe('Sign in with Accounts: the code flow', () => {
   })
 
   it('answers two refresh requests racing with one refresh token with one set of tokens and one invalid_grant, and revokes the grant', async () => {
-    const { tokens, config, person } = await signInThroughApp()
+    const { tokens, config, person, application } = await signInThroughApp()
     const answers = await Promise.allSettled([client.refreshTokenGrant(config, tokens.refresh_token!), client.refreshTokenGrant(config, tokens.refresh_token!)])
     const given = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []))
     const refused = answers.flatMap((answer) => (answer.status === 'rejected' ? [answer.reason as { error?: string }] : []))
     expect(given).toHaveLength(1)
     expect(refused.map((error) => error.error)).toEqual(['invalid_grant'])
+    // Counted as what was answered: one issuance, one failure.
+    const metrics = (await test.request('GET', '/metrics')).body
+    expect(metrics).toContain(`accounts_oidc_issued_total{application="${application.id}",kind="refresh_token"} 1`)
+    expect(metrics).toContain(`accounts_oidc_failures_total{application="${application.id}",endpoint="token",error="invalid_grant"} 1`)
     // Whichever way the two met, the grant is gone: the tokens given are refused too.
     await expect(client.refreshTokenGrant(config, given[0]!.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' })
     await expect(client.fetchUserInfo(config, given[0]!.access_token, person.id)).rejects.toThrow()
