@@ -3,9 +3,9 @@ import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
-import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
+import { pglitePoolConfig } from './pglite-connection'
 import { preparingPool, READ_TIMEOUT_MESSAGE } from './prepared'
 import type { Database, DatabaseKind } from './types'
 
@@ -24,8 +24,8 @@ export interface DatabaseHandle {
 export type DatabaseOptions = { url: string; poolSize?: number; onPoolError?: (error: Error) => void } | { dataDir: string } | { pglite: PGlite }
 
 /**
- * The same Kysely dialect serves both engines: PGlite ships a node-postgres adapter, so queries,
- * type parsing and errors behave alike on the embedded database and on a PostgreSQL server.
+ * The same Kysely dialect serves both engines: node-postgres speaks to PGlite as to a PostgreSQL
+ * server (./pglite-connection.ts), so queries, type parsing and errors behave alike on both.
  */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if ('url' in options) return openPostgres(options.url, options.poolSize ?? 10, options.onPoolError)
@@ -37,7 +37,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     fs.mkdirSync(options.dataDir, { recursive: true })
     lite = await PGlite.create(path.join(options.dataDir, 'pgdata'), { extensions: PGLITE_EXTENSIONS })
   }
-  const pool = new pg.Pool(createPgConfig(lite))
+  const pool = new pg.Pool(pglitePoolConfig(lite))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) })
   return {
     db,
