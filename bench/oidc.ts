@@ -267,22 +267,24 @@ interface EngineResult {
   idTokenAlg: string
 }
 
+/** A database with the benchmark's accounts in it (`database`: the PostgreSQL database's name, for running two side by side). */
 export async function prepareEngine(
   engine: Engine,
   passwordHash: string,
+  database = DATABASE,
 ): Promise<{ env: Record<string, string>; cleanup(): Promise<void>; backends(): Promise<number[]> }> {
   if (engine === 'postgres') {
-    const url = await recreateDatabase(DATABASE)
+    const url = await recreateDatabase(database)
     await seedBenchUsers(url, passwordHash, USERS)
     const pg = (await import('pg')).default
     return {
       env: { DATABASE_URL: url },
-      cleanup: () => dropDatabase(DATABASE),
+      cleanup: () => dropDatabase(database),
       async backends() {
-        const client = new pg.Client({ connectionString: url.replace(`/${DATABASE}`, '/postgres') })
+        const client = new pg.Client({ connectionString: url.replace(`/${database}`, '/postgres') })
         await client.connect()
         try {
-          const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [DATABASE])
+          const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])
           return rows.map((row) => Number(row.pid))
         } finally {
           await client.end()

@@ -52,11 +52,11 @@ export interface BenchServer {
 }
 
 /** Starts `src/server/main.ts` in its own process, as `npm start` does, and waits until it listens. */
-export async function startServer(env: Record<string, string>, nodeArgs: string[] = []): Promise<BenchServer> {
+export async function startServer(env: Record<string, string>, nodeArgs: string[] = [], root?: string): Promise<BenchServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-bench-'))
   const server = await startProcess(
     { NODE_ENV: 'development', DATA_DIR: dataDir, AUTH_SECRET: crypto.randomBytes(32).toString('hex'), ...env },
-    { inheritEnv: true, nodeArgs },
+    { inheritEnv: true, nodeArgs, root },
   )
   return {
     url: server.url,

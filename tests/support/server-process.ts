@@ -21,6 +21,8 @@ export interface SpawnOptions {
   inheritEnv?: boolean
   /** Options for node itself, before the script (e.g. --cpu-prof). */
   nodeArgs?: string[]
+  /** The source tree whose server runs (benchmarks comparing two commits); by default this one. */
+  root?: string
 }
 
 export interface ServerProcess {
@@ -84,7 +86,7 @@ export async function spawnServer(env: Record<string, string>, options: SpawnOpt
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-report-'))
   const reportArgs = ['--report-on-signal', `--report-signal=${REPORT_SIGNAL}`, `--report-directory=${reportDir}`, '--report-compact']
   const child = spawn(process.execPath, [...reportArgs, ...(options.nodeArgs ?? []), '--import', 'tsx', '--import', EXIT_WITH_PARENT, 'src/server/main.ts'], {
-    cwd: ROOT,
+    cwd: options.root ?? ROOT,
     env: {
       ...(options.inheritEnv ? process.env : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir() }),
       PORT: String(port),
