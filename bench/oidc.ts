@@ -208,8 +208,41 @@ async function prepareCodes(app: App, people: Person[], count: number): Promise<
   return codes
 }
 
-function cannon(options: autocannon.Options): Promise<autocannon.Result> {
+export function cannon(options: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))))
+}
+
+/** A refresh-grant load's request: each presents the refresh token `take` gives and `keep`s the one its answer gives. */
+export function refreshGrantRequest(app: App, take: () => string, keep: (refreshToken: string) => void): autocannon.Request {
+  return {
+    method: 'POST',
+    headers: { authorization: app.basic, 'content-type': 'application/x-www-form-urlencoded' },
+    setupRequest: (request) => ({ ...request, body: refreshBody(take()) }),
+    onResponse(status, body) {
+      if (status === 200) keep((JSON.parse(body) as Tokens).refresh_token!)
+    },
+  }
+}
+
+/** A UserInfo load's request at full speed: each with one of the access tokens, at random. */
+export function userInfoRequest(accessTokens: string[]): autocannon.Request {
+  return {
+    method: 'GET',
+    setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${accessTokens[Math.floor(Math.random() * accessTokens.length)]!}` } }),
+  }
+}
+
+/** `count` of the benchmark's accounts signed in to the app through the real flow, one by one: each one's refresh and access token. */
+export async function signInChains(base: string, app: App, count: number): Promise<{ refreshTokens: string[]; accessTokens: string[] }> {
+  const refreshTokens: string[] = []
+  const accessTokens: string[] = []
+  for (let i = 0; i < count; i++) {
+    const person = { browser: new Browser(base), session: await signIn(base, `bench${i + 1}@example.com`, PASSWORD) }
+    const tokens = await exchange(base, app, await authorize(app, person))
+    refreshTokens.push(tokens.refresh_token!)
+    accessTokens.push(tokens.access_token)
+  }
+  return { refreshTokens, accessTokens }
 }
 
 interface Turn {
@@ -341,14 +374,11 @@ async function runEngine(engine: Engine, passwordHash: string): Promise<EngineRe
         connections: CONNECTIONS,
         duration: seconds,
         requests: [
-          {
-            method: 'POST',
-            headers: { authorization: app.basic, 'content-type': 'application/x-www-form-urlencoded' },
-            setupRequest: (request) => ({ ...request, body: refreshBody(oidcPool.shift() ?? reserve.shift()!) }),
-            onResponse(status, body) {
-              if (status === 200) oidcPool.push((JSON.parse(body) as Tokens).refresh_token!)
-            },
-          },
+          refreshGrantRequest(
+            app,
+            () => oidcPool.shift() ?? reserve.shift()!,
+            (refreshToken) => oidcPool.push(refreshToken),
+          ),
         ],
       })
     const productRefreshLoad = (seconds: number) =>

@@ -13,10 +13,9 @@
  * warm-up): answers per second and the server process's CPU time per answer, from /proc.
  */
 import { hash } from '@node-rs/argon2'
-import autocannon from 'autocannon'
+import type autocannon from 'autocannon'
 import { freePort } from '../../tests/support/server-process'
-import { authorize, Browser, type Engine, exchange, PASSWORD, prepareEngine, registerBenchApp, refreshBody, type Tokens } from '../oidc'
-import { signIn } from './accounts'
+import { cannon, type Engine, PASSWORD, prepareEngine, refreshGrantRequest, registerBenchApp, signInChains, userInfoRequest } from '../oidc'
 import { type BenchServer, processCpuMs, startServer } from './server'
 
 const SECONDS = Number(process.env.TURN_SECONDS ?? 3)
@@ -54,12 +53,7 @@ try {
       accessTokens: [],
     }
     trees.push(tree)
-    for (let i = 0; i < 32 + 32 * ROUNDS; i++) {
-      const person = { browser: new Browser(base), session: await signIn(base, `bench${i + 1}@example.com`, PASSWORD) }
-      const tokens = await exchange(base, tree.app, await authorize(tree.app, person))
-      tree.refreshTokens.push(tokens.refresh_token!)
-      tree.accessTokens.push(tokens.access_token)
-    }
+    Object.assign(tree, await signInChains(base, tree.app, 32 + 32 * ROUNDS))
   }
   const sums = new Map<string, { cpuMs: number; answers: number; seconds: number }>()
   for (let round = 0; round < ROUNDS; round++) {
@@ -90,27 +84,18 @@ try {
 }
 
 function turn(tree: Tree, call: 'userinfo' | 'refresh'): Promise<autocannon.Result> {
-  const accessToken = () => tree.accessTokens[Math.floor(Math.random() * tree.accessTokens.length)]!
-  return new Promise((resolve, reject) =>
-    autocannon(
-      {
-        url: `${tree.base}/oidc/${call === 'userinfo' ? 'me' : 'token'}`,
-        connections: 32,
-        duration: SECONDS,
-        requests: [
-          call === 'userinfo'
-            ? { method: 'GET', setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${accessToken()}` } }) }
-            : {
-                method: 'POST',
-                headers: { authorization: tree.app.basic, 'content-type': 'application/x-www-form-urlencoded' },
-                setupRequest: (request) => ({ ...request, body: refreshBody(tree.refreshTokens.shift()!) }),
-                onResponse(status, body) {
-                  if (status === 200) tree.refreshTokens.push((JSON.parse(body) as Tokens).refresh_token!)
-                },
-              },
-        ],
-      },
-      (error, result) => (error ? reject(error) : resolve(result)),
-    ),
-  )
+  return cannon({
+    url: `${tree.base}/oidc/${call === 'userinfo' ? 'me' : 'token'}`,
+    connections: 32,
+    duration: SECONDS,
+    requests: [
+      call === 'userinfo'
+        ? userInfoRequest(tree.accessTokens)
+        : refreshGrantRequest(
+            tree.app,
+            () => tree.refreshTokens.shift()!,
+            (refreshToken) => tree.refreshTokens.push(refreshToken),
+          ),
+    ],
+  })
 }

@@ -8,11 +8,9 @@
  */
 import fs from 'node:fs'
 import { hash } from '@node-rs/argon2'
-import autocannon from 'autocannon'
 import { freePort } from '../../tests/support/server-process'
-import { authorize, Browser, type Engine, exchange, PASSWORD, prepareEngine, registerBenchApp, refreshBody, type Tokens } from '../oidc'
-import { signIn } from './accounts'
-import { startServer } from './server'
+import { cannon, type Engine, PASSWORD, prepareEngine, refreshGrantRequest, registerBenchApp, signInChains, userInfoRequest } from '../oidc'
+import { processCpuMs, startServer } from './server'
 
 const engine = (process.argv[2] ?? 'pglite') as Engine
 const SECONDS = Number(process.env.SECONDS ?? 20)
@@ -27,53 +25,31 @@ const server = await startServer(
 )
 try {
   const app = await registerBenchApp(base)
-  const pool: string[] = []
-  const accessTokens: string[] = []
   // PHASES: what runs, one after another on the same server, each for SECONDS (for example
   // `refresh,userinfo`: UserInfo after the rows a refresh load leaves). Each refresh phase ends with
   // up to 32 refresh tokens in flight, whose answers are never read: 32 chains more for each.
   const phases = (process.env.PHASES ?? (process.env.USERINFO ? 'userinfo' : 'refresh')).split(',')
   const chains = Math.min(288, Math.max(64, 32 + 32 * phases.filter((phase) => phase === 'refresh').length))
-  for (let i = 0; i < chains; i++) {
-    const person = { browser: new Browser(base), session: await signIn(base, `bench${i + 1}@example.com`, PASSWORD) }
-    const tokens = await exchange(base, app, await authorize(app, person))
-    pool.push(tokens.refresh_token!)
-    accessTokens.push(tokens.access_token)
-  }
-  const cpu = () => {
-    const fields = fs.readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
-  }
+  const { refreshTokens, accessTokens } = await signInChains(base, app, chains)
   for (const phase of phases) {
     const userinfo = phase === 'userinfo'
-    const before = cpu()
-    const result = await new Promise<autocannon.Result>((resolve, reject) =>
-      autocannon(
-        {
-          url: `${base}/oidc/${userinfo ? 'me' : 'token'}`,
-          connections: 32,
-          duration: SECONDS,
-          requests: [
-            userinfo
-              ? {
-                  method: 'GET',
-                  setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${accessTokens[Math.floor(Math.random() * accessTokens.length)]!}` } }),
-                }
-              : {
-                  method: 'POST',
-                  headers: { authorization: app.basic, 'content-type': 'application/x-www-form-urlencoded' },
-                  setupRequest: (request) => ({ ...request, body: refreshBody(pool.shift()!) }),
-                  onResponse(status, body) {
-                    if (status === 200) pool.push((JSON.parse(body) as Tokens).refresh_token!)
-                  },
-                },
-          ],
-        },
-        (error, done) => (error ? reject(error) : resolve(done)),
-      ),
-    )
+    const before = processCpuMs(server.child.pid!)
+    const result = await cannon({
+      url: `${base}/oidc/${userinfo ? 'me' : 'token'}`,
+      connections: 32,
+      duration: SECONDS,
+      requests: [
+        userinfo
+          ? userInfoRequest(accessTokens)
+          : refreshGrantRequest(
+              app,
+              () => refreshTokens.shift()!,
+              (refreshToken) => refreshTokens.push(refreshToken),
+            ),
+      ],
+    })
     console.log(
-      `${engine} ${phase}: ${(result['2xx'] / result.duration).toFixed(0)} answers/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, server CPU ${((cpu() - before) / result['2xx']).toFixed(2)} ms per answer`,
+      `${engine} ${phase}: ${(result['2xx'] / result.duration).toFixed(0)} answers/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, server CPU ${((processCpuMs(server.child.pid!) - before) / result['2xx']).toFixed(2)} ms per answer`,
     )
   }
 } finally {
