@@ -81,6 +81,10 @@ export default defineConfig({
           name: 'web',
           include: ['src/web/**/*.test.{ts,tsx}', 'tests/web/**/*.test.{ts,tsx}'],
           environment: 'jsdom',
+          // The web app's modules (React, the router, the texts, the components) are loaded once
+          // per worker; what they keep at module level (language, query cache, session, settings,
+          // toasts) is reset around every test by the setup file (docs/decisions/0013).
+          isolate: false,
           setupFiles: ['tests/web/support/setup.ts'],
           testTimeout: 15_000,
         },

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { screen, waitFor } from '@testing-library/react'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import { LANGUAGES } from '~shared/constants'
 import { adminRuleMessages } from '~shared/schemas/admin'
 import { applicationMessages, applicationUriMessages } from '~shared/schemas/applications'
@@ -147,7 +147,8 @@ describe('theme before the first paint (public/theme.js)', () => {
     document.documentElement.className = ''
     document.documentElement.lang = 'en'
     window.localStorage.setItem(SETTINGS_STORAGE_KEY, JSON.stringify(stored))
-    window.matchMedia = ((query: string) => ({ matches: prefersDark && query.includes('dark') }) as MediaQueryList) as typeof window.matchMedia
+    // Stubbed, not assigned: the setup's `vi.unstubAllGlobals()` puts jsdom's own back after the test.
+    vi.stubGlobal('matchMedia', (query: string) => ({ matches: prefersDark && query.includes('dark') }))
     new Function(script)()
     return { dark: document.documentElement.classList.contains('dark'), lang: document.documentElement.lang }
   }
