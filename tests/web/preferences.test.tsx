@@ -147,7 +147,7 @@ describe('theme before the first paint (public/theme.js)', () => {
     document.documentElement.className = ''
     document.documentElement.lang = 'en'
     window.localStorage.setItem(SETTINGS_STORAGE_KEY, JSON.stringify(stored))
-    // Stubbed, not assigned: the setup's `vi.unstubAllGlobals()` puts jsdom's own back after the test.
+    // Stubbed, not assigned: the setup's `vi.unstubAllGlobals()` puts its own stub back after the test.
     vi.stubGlobal('matchMedia', (query: string) => ({ matches: prefersDark && query.includes('dark') }))
     new Function(script)()
     return { dark: document.documentElement.classList.contains('dark'), lang: document.documentElement.lang }
