@@ -1,8 +1,9 @@
 import os from 'node:os'
 import { hash, verify } from '@node-rs/argon2'
-import autocannon from 'autocannon'
+import type autocannon from 'autocannon'
 import pLimit from 'p-limit'
 import { productRefreshRequest, seedBenchUsers, signIn } from './support/accounts'
+import { cannon } from './support/cannon'
 import { type OpenLoopResult, SenderProcess } from './support/open-loop'
 import { dropDatabase, forkSupport, machineLine, machineTime, nextMessage, recreateDatabase, startBareServer, startServer } from './support/server'
 
@@ -24,12 +25,6 @@ const WARM_UP_SECONDS = 3
 const ROUNDS = 4
 
 type Result = autocannon.Result
-
-function cannon(options: autocannon.Options): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(options, (error, result) => (error ? reject(error) : resolve(result)))
-  })
-}
 
 /** The hasher alone in this process, one verification per core at a time: as the server hashes. */
 async function inProcessHasherRate(passwordHash: string, seconds: number): Promise<number> {

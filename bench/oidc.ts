@@ -4,13 +4,14 @@ import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { hash, verifySync } from '@node-rs/argon2'
-import autocannon from 'autocannon'
+import type autocannon from 'autocannon'
 import { sql } from 'kysely'
 import { openDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
 import { freePort } from '../tests/support/server-process'
 import { productRefreshRequest, seedBenchUsers, signIn, type SignedIn, signInRequest } from './support/accounts'
 import { type OpenLoopResult, type RequestSpec, SenderProcess } from './support/open-loop'
+import { cannon } from './support/cannon'
 import {
   type BareServer,
   type BenchServer,
@@ -208,12 +209,8 @@ async function prepareCodes(app: App, people: Person[], count: number): Promise<
   return codes
 }
 
-export function cannon(options: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))))
-}
-
 /** A refresh-grant load's request: each presents the refresh token `take` gives and `keep`s the one its answer gives. */
-export function refreshGrantRequest(app: App, take: () => string, keep: (refreshToken: string) => void): autocannon.Request {
+function refreshGrantRequest(app: App, take: () => string, keep: (refreshToken: string) => void): autocannon.Request {
   return {
     method: 'POST',
     headers: { authorization: app.basic, 'content-type': 'application/x-www-form-urlencoded' },
@@ -225,15 +222,43 @@ export function refreshGrantRequest(app: App, take: () => string, keep: (refresh
 }
 
 /** A UserInfo load's request at full speed: each with one of the access tokens, at random. */
-export function userInfoRequest(accessTokens: string[]): autocannon.Request {
+function userInfoRequest(accessTokens: string[]): autocannon.Request {
   return {
     method: 'GET',
     setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${accessTokens[Math.floor(Math.random() * accessTokens.length)]!}` } }),
   }
 }
 
+/** Signed-in chains: one live refresh token and one access token per person signed in to the app. */
+export interface Chains {
+  refreshTokens: string[]
+  accessTokens: string[]
+}
+
+/**
+ * One of the provider's calls at full speed for `seconds` (CONNECTIONS connections): UserInfo with
+ * the chains' access tokens, or refresh grants along the chains. Answers in flight when it ends are
+ * lost with their refresh tokens: up to CONNECTIONS chains fewer afterwards.
+ */
+export function fullSpeedLoad(base: string, app: App, chains: Chains, call: 'userinfo' | 'refresh', seconds: number): Promise<autocannon.Result> {
+  return cannon({
+    url: `${base}/oidc/${call === 'userinfo' ? 'me' : 'token'}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      call === 'userinfo'
+        ? userInfoRequest(chains.accessTokens)
+        : refreshGrantRequest(
+            app,
+            () => chains.refreshTokens.shift()!,
+            (refreshToken) => chains.refreshTokens.push(refreshToken),
+          ),
+    ],
+  })
+}
+
 /** `count` of the benchmark's accounts signed in to the app through the real flow, one by one: each one's refresh and access token. */
-export async function signInChains(base: string, app: App, count: number): Promise<{ refreshTokens: string[]; accessTokens: string[] }> {
+export async function signInChains(base: string, app: App, count: number): Promise<Chains> {
   const refreshTokens: string[] = []
   const accessTokens: string[] = []
   for (let i = 0; i < count; i++) {

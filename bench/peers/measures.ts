@@ -1,4 +1,5 @@
-import autocannon from 'autocannon'
+import type autocannon from 'autocannon'
+import { cannon } from '../support/cannon'
 import { type OpenLoopResult, openLoop } from '../support/open-loop'
 import { type CpuSample, cpuPerAnswer, cpuSnapshot } from './cpu'
 import { type Request, type Session, type System, send } from './systems'
@@ -13,12 +14,6 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** autocannon adds headers (content-length) to the objects it is given: each request gets copies. */
 const forCannon = (request: Request) => ({ ...request, headers: { ...request.headers } })
-
-function cannon(options: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(options, (error, result) => (error ? reject(error) : resolve(result)))
-  })
-}
 
 /** A load, with the CPU its system's server and database backends spent per successful answer. */
 async function withCpu(system: System, load: () => Promise<autocannon.Result>): Promise<{ result: autocannon.Result; cpu: CpuSample }> {

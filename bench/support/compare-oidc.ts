@@ -13,9 +13,8 @@
  * warm-up): answers per second and the server process's CPU time per answer, from /proc.
  */
 import { hash } from '@node-rs/argon2'
-import type autocannon from 'autocannon'
 import { freePort } from '../../tests/support/server-process'
-import { cannon, type Engine, PASSWORD, prepareEngine, refreshGrantRequest, registerBenchApp, signInChains, userInfoRequest } from '../oidc'
+import { type Chains, type Engine, fullSpeedLoad, PASSWORD, prepareEngine, registerBenchApp, signInChains } from '../oidc'
 import { type BenchServer, processCpuMs, startServer } from './server'
 
 const SECONDS = Number(process.env.TURN_SECONDS ?? 3)
@@ -28,39 +27,32 @@ interface Tree {
   label: string
   base: string
   server: BenchServer
-  cleanup(): Promise<void>
   app: Awaited<ReturnType<typeof registerBenchApp>>
-  /** One live refresh token per chain. Answers in flight when a turn ends are lost with their tokens: 32 chains for each turn. */
-  refreshTokens: string[]
-  accessTokens: string[]
+  /** Answers in flight when a refresh turn ends are lost with their tokens: 32 chains for each turn. */
+  chains: Chains
 }
 
 const passwordHash = await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 })
 const trees: Tree[] = []
+/** What was set up, undone at the end in reverse order, whether or not its tree got ready. */
+const undo: (() => Promise<unknown>)[] = []
 try {
   for (const [index, root] of [before, after].entries()) {
     const prepared = await prepareEngine(engine, passwordHash, `accounts_oidc_bench_compare_${index}`)
+    undo.push(prepared.cleanup)
     const port = await freePort()
     const base = `http://127.0.0.1:${port}`
     const server = await startServer({ ...prepared.env, PORT: String(port), APP_URL: base, RATE_LIMIT: 'off', LOG_LEVEL: 'warn' }, [], root)
-    const tree: Tree = {
-      label: index === 0 ? 'before' : 'after',
-      base,
-      server,
-      cleanup: prepared.cleanup,
-      app: await registerBenchApp(base),
-      refreshTokens: [],
-      accessTokens: [],
-    }
-    trees.push(tree)
-    Object.assign(tree, await signInChains(base, tree.app, 32 + 32 * ROUNDS))
+    undo.push(() => server.stop())
+    const app = await registerBenchApp(base)
+    trees.push({ label: index === 0 ? 'before' : 'after', base, server, app, chains: await signInChains(base, app, 32 + 32 * ROUNDS) })
   }
   const sums = new Map<string, { cpuMs: number; answers: number; seconds: number }>()
   for (let round = 0; round < ROUNDS; round++) {
     for (const call of ['userinfo', 'refresh'] as const) {
       for (const tree of round % 2 ? [...trees].reverse() : trees) {
         const cpuBefore = processCpuMs(tree.server.child.pid!)
-        const result = await turn(tree, call)
+        const result = await fullSpeedLoad(tree.base, tree.app, tree.chains, call, SECONDS)
         const cpuMs = processCpuMs(tree.server.child.pid!) - cpuBefore
         const answers = result['2xx']
         console.log(
@@ -77,25 +69,5 @@ try {
     console.log(`rounds 2-${ROUNDS}: ${key} ${(sum.answers / sum.seconds).toFixed(0)}/s, ${(sum.cpuMs / sum.answers).toFixed(2)} ms of server CPU each`)
   }
 } finally {
-  for (const tree of trees) {
-    await tree.server.stop()
-    await tree.cleanup()
-  }
-}
-
-function turn(tree: Tree, call: 'userinfo' | 'refresh'): Promise<autocannon.Result> {
-  return cannon({
-    url: `${tree.base}/oidc/${call === 'userinfo' ? 'me' : 'token'}`,
-    connections: 32,
-    duration: SECONDS,
-    requests: [
-      call === 'userinfo'
-        ? userInfoRequest(tree.accessTokens)
-        : refreshGrantRequest(
-            tree.app,
-            () => tree.refreshTokens.shift()!,
-            (refreshToken) => tree.refreshTokens.push(refreshToken),
-          ),
-    ],
-  })
+  for (const step of undo.reverse()) await step()
 }

@@ -9,7 +9,7 @@
 import fs from 'node:fs'
 import { hash } from '@node-rs/argon2'
 import { freePort } from '../../tests/support/server-process'
-import { cannon, type Engine, PASSWORD, prepareEngine, refreshGrantRequest, registerBenchApp, signInChains, userInfoRequest } from '../oidc'
+import { type Engine, fullSpeedLoad, PASSWORD, prepareEngine, registerBenchApp, signInChains } from '../oidc'
 import { processCpuMs, startServer } from './server'
 
 const engine = (process.argv[2] ?? 'pglite') as Engine
@@ -30,24 +30,11 @@ try {
   // up to 32 refresh tokens in flight, whose answers are never read: 32 chains more for each.
   const phases = (process.env.PHASES ?? (process.env.USERINFO ? 'userinfo' : 'refresh')).split(',')
   const chains = Math.min(288, Math.max(64, 32 + 32 * phases.filter((phase) => phase === 'refresh').length))
-  const { refreshTokens, accessTokens } = await signInChains(base, app, chains)
+  const signedIn = await signInChains(base, app, chains)
   for (const phase of phases) {
     const userinfo = phase === 'userinfo'
     const before = processCpuMs(server.child.pid!)
-    const result = await cannon({
-      url: `${base}/oidc/${userinfo ? 'me' : 'token'}`,
-      connections: 32,
-      duration: SECONDS,
-      requests: [
-        userinfo
-          ? userInfoRequest(accessTokens)
-          : refreshGrantRequest(
-              app,
-              () => refreshTokens.shift()!,
-              (refreshToken) => refreshTokens.push(refreshToken),
-            ),
-      ],
-    })
+    const result = await fullSpeedLoad(base, app, signedIn, userinfo ? 'userinfo' : 'refresh', SECONDS)
     console.log(
       `${engine} ${phase}: ${(result['2xx'] / result.duration).toFixed(0)} answers/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, server CPU ${((processCpuMs(server.child.pid!) - before) / result['2xx']).toFixed(2)} ms per answer`,
     )
