@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from '~server/config/env'
 import { webBuildDir } from '~server/config/paths'
 import { AccountInputError, ensureFirstAdmin } from '~server/use-cases/ensure-account'
 import { DataDirLockedError } from '~server/db/data-dir-lock'
+import { EmbeddedDatabaseError } from '~server/db/database'
 import { type Runtime, startRuntime } from './runtime'
 
 /**
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof AccountInputError) {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof EmbeddedDatabaseError || error instanceof AccountInputError) {
     console.error(`\nCannot start: ${error.message}\n`)
   } else {
     console.error(error)

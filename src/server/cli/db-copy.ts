@@ -1,13 +1,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { PGlite } from '@electric-sql/pglite'
 import { type Kysely, Migrator, NO_MIGRATIONS, sql } from 'kysely'
 import pg from 'pg'
 import { loadConfig } from '~server/config/env'
 import { parseSecret } from '~server/config/secrets'
 import { DataDirLockedError, lockDataDir } from '~server/db/data-dir-lock'
-import { openDatabase, PGLITE_EXTENSIONS } from '~server/db/database'
+import { openDatabase, openEmbeddedDatabase } from '~server/db/database'
 import { migrateToLatest, migrationProvider } from '~server/db/migrate'
 import { copyDatabase } from '~server/db/copy/copy-tables'
 
@@ -42,7 +41,7 @@ async function main(): Promise<void> {
     if (!fs.existsSync(path.join(pgdata, 'PG_VERSION'))) throw new Refusal(`There is no embedded database in ${pgdata} (DATA_DIR=${config.dataDir}).`)
     await assertEmptyTarget(to)
 
-    const lite = await PGlite.create(pgdata, { extensions: PGLITE_EXTENSIONS })
+    const lite = await openEmbeddedDatabase(pgdata)
     const source = await openDatabase({ pglite: lite })
     const target = await openDatabase({ url: to, poolSize: 1 })
     try {

@@ -12,6 +12,33 @@ import type { Database, DatabaseKind } from './types'
 /** The PostgreSQL extensions the migrations create, as PGlite loads them: every PGlite opened on the product's data takes these. */
 export const PGLITE_EXTENSIONS = { pg_trgm, btree_gin }
 
+/**
+ * The PostgreSQL major version inside the embedded database (PGlite). A data directory made by
+ * another major version cannot be opened by it; tests/system/embedded-database-version.test.ts
+ * checks this against what PGlite itself writes.
+ */
+export const EMBEDDED_POSTGRES_MAJOR = '18'
+
+/** An embedded data directory this version cannot open, said in a sentence rather than a stack trace. */
+export class EmbeddedDatabaseError extends Error {}
+
+/**
+ * Opens the embedded database in `pgdata` (created there on a first start). One made by another
+ * PostgreSQL major version, as a PGlite release built on a new one would find after an upgrade,
+ * is refused before PGlite touches it: PGlite itself only says that it "failed to initialize".
+ */
+export async function openEmbeddedDatabase(pgdata: string): Promise<PGlite> {
+  const versionFile = path.join(pgdata, 'PG_VERSION')
+  const made = fs.existsSync(versionFile) ? fs.readFileSync(versionFile, 'utf8').trim() : undefined
+  if (made !== undefined && made !== EMBEDDED_POSTGRES_MAJOR) {
+    throw new EmbeddedDatabaseError(
+      `The embedded database in ${pgdata} was made by PostgreSQL ${made}; this version of Accounts embeds PostgreSQL ${EMBEDDED_POSTGRES_MAJOR} and cannot open it. ` +
+        'Nothing was changed. With the version of Accounts that made it, move the data to a PostgreSQL server (`npm run db:copy -- --to postgres://…`, docs/deploying.md) and run this version on that server, or give this one another DATA_DIR.',
+    )
+  }
+  return PGlite.create(pgdata, { extensions: PGLITE_EXTENSIONS })
+}
+
 export interface DatabaseHandle {
   db: Kysely<Database>
   kind: DatabaseKind
@@ -35,7 +62,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     lite = options.pglite
   } else {
     fs.mkdirSync(options.dataDir, { recursive: true })
-    lite = await PGlite.create(path.join(options.dataDir, 'pgdata'), { extensions: PGLITE_EXTENSIONS })
+    lite = await openEmbeddedDatabase(path.join(options.dataDir, 'pgdata'))
   }
   const pool = new pg.Pool(pglitePoolConfig(lite))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) })
