@@ -21,7 +21,6 @@ async function main(): Promise<void> {
   const config = loadConfig()
   const runtime: Runtime = await startRuntime(config)
   const { ctx } = runtime
-  const admin = await ensureFirstAdmin(ctx)
 
   const webDir = webBuildDir()
   const hasWeb = fs.existsSync(path.join(webDir, 'index.html'))
@@ -54,7 +53,16 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
 
-  await app.listen({ port: config.port, host: config.host })
+  // What a start that gets no further than this must undo: the database is closed, not left open.
+  const giveUp = async (error: unknown): Promise<never> => {
+    await app.close().catch(() => undefined)
+    await runtime.close()
+    throw error
+  }
+  await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => giveUp(listenRefusal(error, config.host, config.port)))
+  // The first administrator is created once the port is ours: a start that cannot listen (another
+  // program on port 3000, say) must not create an account whose password it never prints.
+  const admin = await ensureFirstAdmin(ctx).catch(giveUp)
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
   // One address to open, the one every e-mailed link uses (APP_URL); the server's own address
@@ -77,8 +85,31 @@ async function main(): Promise<void> {
   console.log(lines.join('\n') + '\n')
 }
 
+/** A port or address this process cannot listen on, said in a sentence. */
+class ListenError extends Error {}
+
+function listenRefusal(error: unknown, host: string, port: number): unknown {
+  const where = `port ${port} on ${host}`
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new ListenError(`Another program is already listening on ${where}. Stop it, or give this server another port: PORT=${port + 1} npm start`)
+    case 'EACCES':
+      return new ListenError(`This process may not listen on ${where}: ports below 1024 need privileges. Use a higher PORT, behind the reverse proxy.`)
+    case 'EADDRNOTAVAIL':
+      return new ListenError(`${host} is not an address of this machine: set HOST to one of its addresses (0.0.0.0 for all of them).`)
+    default:
+      return error
+  }
+}
+
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof EmbeddedDatabaseError || error instanceof AccountInputError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof DataDirLockedError ||
+    error instanceof EmbeddedDatabaseError ||
+    error instanceof AccountInputError ||
+    error instanceof ListenError
+  ) {
     console.error(`\nCannot start: ${error.message}\n`)
   } else {
     console.error(error)

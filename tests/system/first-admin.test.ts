@@ -1,5 +1,18 @@
+import net from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { call, killStrayServers, printedAdmin, removeDataDir, startServer, stopServer, tempDataDir, emptyDataDir } from './server-process'
+import {
+  call,
+  killStrayServers,
+  printedAdmin,
+  removeDataDir,
+  spawnServer,
+  startServer,
+  stopServer,
+  tempDataDir,
+  emptyDataDir,
+  freePort,
+  withTimeout,
+} from './server-process'
 
 const signIn = async (server: Parameters<typeof call>[0], credentials: { email: string; password: string }) => {
   const answer = await call(server, 'POST', '/api/auth/login', credentials)
@@ -59,5 +72,30 @@ describe('the first administrator', () => {
     const second = await startServer(env)
     expect(await signIn(second, credentials)).toMatchObject({ role: 'ADMIN' })
     expect((await stopServer(second)).code).toBe(0)
+  })
+
+  it('is not created by a start that cannot listen (the port taken), so the next start still prints it', async () => {
+    const dir = dataDir()
+    const port = await freePort()
+    const squatter = net.createServer((socket) => socket.end())
+    await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve))
+    try {
+      const { process: refused, ready } = await spawnServer({ DATA_DIR: dir, PORT: String(port) })
+      await expect(ready).rejects.toThrow(/before listening/)
+      const { code } = await withTimeout(refused.exited, 30_000, () => 'the server neither started nor exited')
+      expect(code).toBe(1)
+      expect(refused.output()).toContain(`Cannot start: Another program is already listening on port ${port} on 127.0.0.1.`)
+      expect(refused.output()).toContain(`PORT=${port + 1} npm start`)
+      expect(refused.output()).not.toMatch(/^\s+at /m) // a message, not a stack trace
+      expect(printedAdmin(refused.output())).toBeNull()
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve))
+    }
+
+    const next = await startServer({ DATA_DIR: dir, PORT: String(port) })
+    const admin = printedAdmin(next.output())
+    expect(admin).not.toBeNull()
+    expect(await signIn(next, admin!)).toMatchObject({ email: 'admin@localhost', role: 'ADMIN' })
+    expect((await stopServer(next)).code).toBe(0)
   })
 })
