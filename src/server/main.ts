@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from '~server/config/env'
 import { webBuildDir } from '~server/config/paths'
 import { AccountInputError, ensureFirstAdmin } from '~server/use-cases/ensure-account'
 import { DataDirLockedError } from '~server/db/data-dir-lock'
-import { EmbeddedDatabaseError } from '~server/db/database'
+import { DatabaseStartError, EmbeddedDatabaseError } from '~server/db/database'
 import { type Runtime, startRuntime } from './runtime'
 
 /**
@@ -107,6 +107,7 @@ main().catch((error: unknown) => {
     error instanceof ConfigError ||
     error instanceof DataDirLockedError ||
     error instanceof EmbeddedDatabaseError ||
+    error instanceof DatabaseStartError ||
     error instanceof AccountInputError ||
     error instanceof ListenError
   ) {

@@ -147,7 +147,7 @@ describe.skipIf(missing)(`db:copy from the embedded database to PostgreSQL${miss
     const nowhere = `postgres://postgres@127.0.0.1:${await freePort()}/accounts`
     const run = await dbCopy({ DATA_DIR: dataDir }, ['--to', nowhere])
     expect(run.code, run.output).toBe(1)
-    expect(run.output).toMatch(/Cannot reach the target database 127\.0\.0\.1:\d+\/accounts: .*ECONNREFUSED.*Nothing was changed/)
+    expect(run.output).toMatch(/No PostgreSQL server answers at 127\.0\.0\.1:\d+ \(--to\): .*ECONNREFUSED.*Start it, or correct --to\. Nothing was changed/)
   })
 
   it('refuses a target that is not empty, and leaves it as it was', async () => {

@@ -6,7 +6,7 @@ import pg from 'pg'
 import { loadConfig } from '~server/config/env'
 import { parseSecret } from '~server/config/secrets'
 import { DataDirLockedError, lockDataDir } from '~server/db/data-dir-lock'
-import { openDatabase, openEmbeddedDatabase } from '~server/db/database'
+import { describeDatabaseUrl, openDatabase, openEmbeddedDatabase, unusableDatabase } from '~server/db/database'
 import { migrateToLatest, migrationProvider } from '~server/db/migrate'
 import { copyDatabase } from '~server/db/copy/copy-tables'
 
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     try {
       // The embedded database is brought up to this version first, as `npm start` would.
       await migrateToLatest(source.db)
-      console.log(`Copying ${pgdata} to ${describe(to)}...`)
+      console.log(`Copying ${pgdata} to ${describeDatabaseUrl(to)}...`)
       const client = new pg.Client({ connectionString: to, application_name: 'accounts db:copy' })
       let copied
       try {
@@ -101,7 +101,7 @@ async function assertEmptyTarget(url: string): Promise<void> {
   try {
     await client.connect()
   } catch (error) {
-    throw new Refusal(`Cannot reach the target database ${describe(url)}: ${(error as Error).message || (error as { code?: string }).code}. Nothing was changed.`)
+    throw new Refusal(`${unusableDatabase(error, url, '--to').message} Nothing was changed.`)
   }
   try {
     const { rows } = await client.query<{ name: string }>(
@@ -117,7 +117,7 @@ async function assertEmptyTarget(url: string): Promise<void> {
           .map((r) => r.name)
           .join(', ') + (rows.length > 5 ? ', …' : '')
       throw new Refusal(
-        `The target database ${describe(url)} is not empty (it has ${names}). Give db:copy a new, empty database (CREATE DATABASE …). Nothing was changed.`,
+        `The target database ${describeDatabaseUrl(url)} is not empty (it has ${names}). Give db:copy a new, empty database (CREATE DATABASE …). Nothing was changed.`,
       )
     }
   } finally {
@@ -133,11 +133,6 @@ async function undoMigrations<DB>(db: Kysely<DB>): Promise<void> {
 }
 
 /** host:port/database, without the password. */
-function describe(url: string): string {
-  const parsed = new URL(url)
-  return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`
-}
-
 main().catch((error: unknown) => {
   if (error instanceof Refusal) {
     console.error(`\ndb:copy: ${error.message}\n`)

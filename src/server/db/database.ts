@@ -14,7 +14,7 @@ export const PGLITE_EXTENSIONS = { pg_trgm, btree_gin }
 
 /**
  * The PostgreSQL major version inside the embedded database (PGlite). A data directory made by
- * another major version cannot be opened by it; tests/system/embedded-database-version.test.ts
+ * another major version cannot be opened by it; tests/system/start-up-refusals.test.ts
  * checks this against what PGlite itself writes.
  */
 export const EMBEDDED_POSTGRES_MAJOR = '18'
@@ -96,6 +96,40 @@ function openPostgres(url: string, max: number, onPoolError?: (error: Error) => 
   // A query with no answer in 12 s fails (the server's own limit is 10 s: this is for one that stopped answering).
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, READ_TIMEOUT_MS) }) })
   return { db, kind: 'postgres', pool, close: () => db.destroy() }
+}
+
+/** Where a PostgreSQL URL leads, without its password: `host:port/database` (the socket folder for a Unix socket). */
+export function describeDatabaseUrl(url: string): string {
+  const parsed = new URL(url)
+  const host = parsed.hostname || parsed.searchParams.get('host') || 'localhost'
+  return `${host}:${parsed.port || 5432}${parsed.pathname}`
+}
+
+/** A PostgreSQL database that cannot be used at start-up, said in a sentence an operator can act on. */
+export class DatabaseStartError extends Error {}
+
+/**
+ * Why the database of `url` (given as the setting `setting`) could not be used, for the person
+ * who set it: nobody answering, no such database, the user or password refused, or the server's
+ * own words. Never the password.
+ */
+export function unusableDatabase(error: unknown, url: string, setting: string): DatabaseStartError {
+  const parsed = new URL(url)
+  const where = describeDatabaseUrl(url)
+  const server = where.slice(0, where.length - parsed.pathname.length)
+  const reason = error instanceof Error ? error.message || String((error as { code?: unknown }).code ?? error) : String(error)
+  const code = (error as { code?: unknown } | null)?.code
+  if (code === '3D000') {
+    const name = decodeURIComponent(parsed.pathname.slice(1))
+    return new DatabaseStartError(`The PostgreSQL server at ${server} has no database "${name}" (${setting}). Create it (createdb ${name}), or correct ${setting}.`)
+  }
+  if (code === '28P01' || code === '28000') {
+    return new DatabaseStartError(`The PostgreSQL server at ${server} refused the user "${decodeURIComponent(parsed.username)}" (${setting}): ${reason}.`)
+  }
+  if (isDatabaseUnavailable(error) || /timeout|terminated/i.test(reason)) {
+    return new DatabaseStartError(`No PostgreSQL server answers at ${server} (${setting}): ${reason}. Start it, or correct ${setting}.`)
+  }
+  return new DatabaseStartError(`The database ${where} (${setting}) cannot be used: ${reason}.`)
 }
 
 /** True for errors meaning the database cannot be reached right now (answered with 503). */

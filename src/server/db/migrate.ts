@@ -53,6 +53,6 @@ export async function migrateToLatest<DB>(db: Kysely<DB>): Promise<void> {
   const failed = results?.find((r) => r.status === 'Error')
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? '')
-    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`)
+    throw new Error(`Database migration${failed ? ` ${failed.migrationName}` : ''} failed: ${reason}`)
   }
 }

@@ -1,0 +1,124 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { EMBEDDED_POSTGRES_MAJOR } from '~server/db/database'
+import {
+  call,
+  createPostgresDatabase,
+  emptyDataDir,
+  freePort,
+  killStrayServers,
+  removeDataDir,
+  spawnServer,
+  startServer,
+  stopServer,
+  tempDataDir,
+  withTimeout,
+} from './server-process'
+
+/** Starts a server that must refuse to start: its exit code and what it printed. */
+async function refusedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const { process: server, ready } = await spawnServer(env)
+  await expect(ready).rejects.toThrow(/before listening/)
+  const { code } = await withTimeout(server.exited, 30_000, () => 'the server neither started nor exited')
+  return { code, output: server.output() }
+}
+
+/**
+ * An upgrade whose embedded database is built on another PostgreSQL major version cannot open the
+ * data directory the previous one made. The server says so, and what to do, before touching it.
+ */
+describe('an embedded database made by another PostgreSQL major version', () => {
+  let dataDir: string
+  let versionFile: string
+  beforeAll(() => {
+    dataDir = tempDataDir()
+    versionFile = path.join(dataDir, 'pgdata', 'PG_VERSION')
+  })
+  afterAll(async () => {
+    await killStrayServers()
+    removeDataDir(dataDir)
+  })
+
+  it('is the version PGlite itself writes into a data directory it creates', () => {
+    // The copied data directory was created by this run's PGlite (tests/support/global-data-dir.ts).
+    expect(fs.readFileSync(versionFile, 'utf8').trim()).toBe(EMBEDDED_POSTGRES_MAJOR)
+  })
+
+  it('is refused at start with a sentence saying what to do, a non-zero exit, and the folder left as it was', async () => {
+    const older = String(Number(EMBEDDED_POSTGRES_MAJOR) - 1)
+    fs.writeFileSync(versionFile, `${older}\n`)
+    const before = fs.readdirSync(path.join(dataDir, 'pgdata'), { recursive: true }).length
+
+    const { code, output } = await refusedStart({ DATA_DIR: dataDir })
+
+    expect(code).toBe(1)
+    expect(output).toContain(
+      `Cannot start: The embedded database in ${path.join(dataDir, 'pgdata')} was made by PostgreSQL ${older}; this version of Accounts embeds PostgreSQL ${EMBEDDED_POSTGRES_MAJOR} and cannot open it.`,
+    )
+    expect(output).toContain('npm run db:copy -- --to postgres://')
+    expect(output).not.toMatch(/^\s+at /m) // a message, not a stack trace
+    expect(fs.readFileSync(versionFile, 'utf8')).toBe(`${older}\n`)
+    expect(fs.readdirSync(path.join(dataDir, 'pgdata'), { recursive: true })).toHaveLength(before)
+  })
+
+  it('starts again, on the same folder, once the version is its own (the lock was let go)', async () => {
+    fs.writeFileSync(versionFile, `${EMBEDDED_POSTGRES_MAJOR}\n`)
+    const server = await startServer({ DATA_DIR: dataDir })
+    try {
+      expect((await call(server, 'GET', '/api/health')).body.data).toMatchObject({ status: 'ok', database: 'pglite' })
+    } finally {
+      expect((await stopServer(server)).code).toBe(0)
+    }
+  })
+})
+
+/** DATABASE_URL that leads nowhere usable: what is wrong, in a sentence, and never the password. */
+describe('a DATABASE_URL the server cannot use', () => {
+  const postgresUrl = process.env.TEST_DATABASE_URL
+  const dirs: string[] = []
+  const dataDir = () => {
+    const dir = emptyDataDir()
+    dirs.push(dir)
+    return dir
+  }
+  afterAll(async () => {
+    await killStrayServers()
+    for (const dir of dirs) removeDataDir(dir)
+  })
+
+  it('no server answering there', async () => {
+    const port = await freePort()
+    const { code, output } = await refusedStart({ DATA_DIR: dataDir(), DATABASE_URL: `postgres://accounts:Secret-Password-1@127.0.0.1:${port}/accounts` })
+    expect(code).toBe(1)
+    expect(output).toMatch(
+      new RegExp(`Cannot start: No PostgreSQL server answers at 127\\.0\\.0\\.1:${port} \\(DATABASE_URL\\): .*ECONNREFUSED.*\\. Start it, or correct DATABASE_URL\\.`),
+    )
+    expect(output).not.toContain('Secret-Password-1')
+    expect(output).not.toMatch(/^\s+at /m)
+  })
+
+  it.skipIf(!postgresUrl)('a database that does not exist, and a user the server refuses', async () => {
+    const server = new URL(postgresUrl!)
+    const missing = new URL(postgresUrl!)
+    missing.pathname = '/accounts_that_nobody_created'
+    const absent = await refusedStart({ DATA_DIR: dataDir(), DATABASE_URL: missing.toString() })
+    expect(absent.code).toBe(1)
+    expect(absent.output).toContain(
+      `Cannot start: The PostgreSQL server at ${server.hostname}:${server.port || 5432} has no database "accounts_that_nobody_created" (DATABASE_URL). Create it (createdb accounts_that_nobody_created), or correct DATABASE_URL.`,
+    )
+
+    const database = await createPostgresDatabase(postgresUrl!)
+    try {
+      const stranger = new URL(database.url)
+      stranger.username = 'nobody_at_all'
+      stranger.password = 'Secret-Password-2'
+      const refused = await refusedStart({ DATA_DIR: dataDir(), DATABASE_URL: stranger.toString() })
+      expect(refused.code).toBe(1)
+      expect(refused.output).toContain(`Cannot start: The PostgreSQL server at ${server.hostname}:${server.port || 5432} refused the user "nobody_at_all" (DATABASE_URL)`)
+      expect(refused.output).not.toContain('Secret-Password-2')
+    } finally {
+      await database.drop()
+    }
+  })
+})
