@@ -132,7 +132,6 @@ async function undoMigrations<DB>(db: Kysely<DB>): Promise<void> {
   await sql`DROP TABLE IF EXISTS kysely_migration, kysely_migration_lock`.execute(db)
 }
 
-/** host:port/database, without the password. */
 main().catch((error: unknown) => {
   if (error instanceof Refusal) {
     console.error(`\ndb:copy: ${error.message}\n`)
