@@ -92,7 +92,7 @@ function listenRefusal(error: unknown, host: string, port: number): unknown {
   const where = `port ${port} on ${host}`
   switch ((error as NodeJS.ErrnoException).code) {
     case 'EADDRINUSE':
-      return new ListenError(`Another program is already listening on ${where}. Stop it, or give this server another port: PORT=${port + 1} npm start`)
+      return new ListenError(`Another program is already listening on ${where}. Stop it, or give this server another port, for example PORT=${port + 1}.`)
     case 'EACCES':
       return new ListenError(`This process may not listen on ${where}: ports below 1024 need privileges. Use a higher PORT, behind the reverse proxy.`)
     case 'EADDRNOTAVAIL':

@@ -85,7 +85,7 @@ describe('the first administrator', () => {
       const { code } = await withTimeout(refused.exited, 30_000, () => 'the server neither started nor exited')
       expect(code).toBe(1)
       expect(refused.output()).toContain(`Cannot start: Another program is already listening on port ${port} on 127.0.0.1.`)
-      expect(refused.output()).toContain(`PORT=${port + 1} npm start`)
+      expect(refused.output()).toContain(`Stop it, or give this server another port, for example PORT=${port + 1}.`)
       expect(refused.output()).not.toMatch(/^\s+at /m) // a message, not a stack trace
       expect(printedAdmin(refused.output())).toBeNull()
     } finally {
