@@ -3,7 +3,7 @@ import path from 'node:path'
 import { buildApp } from './app'
 import { ConfigError, loadConfig } from '~server/config/env'
 import { webBuildDir } from '~server/config/paths'
-import { AccountInputError, ensureFirstAdmin } from '~server/use-cases/ensure-account'
+import { AccountInputError, checkFirstAdminSettings, ensureFirstAdmin } from '~server/use-cases/ensure-account'
 import { DataDirLockedError } from '~server/db/data-dir-lock'
 import { DatabaseStartError, EmbeddedDatabaseError } from '~server/db/database'
 import { type Runtime, startRuntime } from './runtime'
@@ -19,6 +19,7 @@ const isLoopback = (host: string) => ['127.0.0.1', 'localhost', '::1'].includes(
 
 async function main(): Promise<void> {
   const config = loadConfig()
+  checkFirstAdminSettings(config)
   const runtime: Runtime = await startRuntime(config)
   const { ctx } = runtime
 

@@ -122,3 +122,29 @@ describe('a DATABASE_URL the server cannot use', () => {
     }
   })
 })
+
+describe('first-administrator settings that cannot be used', () => {
+  const dirs: string[] = []
+  afterAll(async () => {
+    await killStrayServers()
+    for (const dir of dirs) removeDataDir(dir)
+  })
+
+  it('are refused before the port and the database are touched: one of the pair alone, or a password the rules refuse', async () => {
+    const cases: { env: Record<string, string>; says: string }[] = [
+      { env: { ADMIN_EMAIL: 'boss@example.com' }, says: 'ADMIN_EMAIL and ADMIN_PASSWORD go together, and only ADMIN_EMAIL is set. Set both, or neither' },
+      { env: { ADMIN_PASSWORD: 'Operator-Chosen-2026!' }, says: 'ADMIN_EMAIL and ADMIN_PASSWORD go together, and only ADMIN_PASSWORD is set.' },
+      { env: { ADMIN_EMAIL: 'boss@example.com', ADMIN_PASSWORD: 'short' }, says: 'The password for boss@example.com is refused:' },
+    ]
+    for (const { env, says } of cases) {
+      const dir = emptyDataDir()
+      dirs.push(dir)
+      const { code, output } = await refusedStart({ DATA_DIR: dir, ...env })
+      expect(code, output).toBe(1)
+      expect(output).toContain(`Cannot start: ${says}`)
+      expect(output).not.toContain('listening')
+      expect(output).not.toContain('Operator-Chosen-2026!')
+      expect(fs.readdirSync(dir)).toEqual([])
+    }
+  })
+})

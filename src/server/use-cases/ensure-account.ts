@@ -29,7 +29,8 @@ export interface EnsureAccountResult {
 
 export class AccountInputError extends Error {}
 
-export async function ensureAccount(ctx: AppContext, input: EnsureAccountInput): Promise<EnsureAccountResult> {
+/** The operator's e-mail address, checked with its password (when one is given) against the rules registration follows. */
+function checkedInput(input: { email: string; password?: string | undefined }): string {
   const parsed = emailField.safeParse(input.email.trim())
   if (!parsed.success) throw new AccountInputError(`"${input.email}" is not a valid email address.`)
   const email = parsed.data
@@ -38,6 +39,11 @@ export async function ensureAccount(ctx: AppContext, input: EnsureAccountInput):
     const problem = parsed.success ? passwordPolicyProblem(input.password, email) : parsed.error.issues[0]?.message
     if (problem) throw new AccountInputError(`The password for ${email} is refused: ${problem}`)
   }
+  return email
+}
+
+export async function ensureAccount(ctx: AppContext, input: EnsureAccountInput): Promise<EnsureAccountResult> {
+  const email = checkedInput(input)
   const existing = await findUserByEmail(ctx.db, email)
   const generatedPassword = !existing && input.password === undefined ? generatePassword() : undefined
   const password = input.password ?? generatedPassword
@@ -80,6 +86,20 @@ export async function ensureAccount(ctx: AppContext, input: EnsureAccountInput):
 
 function defaultName(role: Role): string {
   return role === 'ADMIN' ? 'Administrator' : role.charAt(0) + role.slice(1).toLowerCase()
+}
+
+/**
+ * ADMIN_EMAIL and ADMIN_PASSWORD, checked before the server starts anything: both or neither, and
+ * what `ensureFirstAdmin` would refuse in them refused now, before the port and the database.
+ */
+export function checkFirstAdminSettings(config: { adminEmail?: string | undefined; adminPassword?: string | undefined }): void {
+  const { adminEmail, adminPassword } = config
+  if (!adminEmail !== !adminPassword) {
+    throw new AccountInputError(
+      `ADMIN_EMAIL and ADMIN_PASSWORD go together, and only ${adminEmail ? 'ADMIN_EMAIL' : 'ADMIN_PASSWORD'} is set. Set both, or neither (then the first start creates admin@localhost and prints its password).`,
+    )
+  }
+  if (adminEmail) checkedInput({ email: adminEmail, password: adminPassword })
 }
 
 /**
