@@ -4,7 +4,7 @@ import { buildApp } from './app'
 import { ConfigError, loadConfig } from '~server/config/env'
 import { webBuildDir } from '~server/config/paths'
 import { AccountInputError, checkFirstAdminSettings, ensureFirstAdmin } from '~server/use-cases/ensure-account'
-import { DataDirLockedError } from '~server/db/data-dir-lock'
+import { DataDirError } from '~server/db/data-dir-lock'
 import { DatabaseStartError, EmbeddedDatabaseError } from '~server/db/database'
 import { type Runtime, startRuntime } from './runtime'
 
@@ -106,7 +106,7 @@ function listenRefusal(error: unknown, host: string, port: number): unknown {
 main().catch((error: unknown) => {
   if (
     error instanceof ConfigError ||
-    error instanceof DataDirLockedError ||
+    error instanceof DataDirError ||
     error instanceof EmbeddedDatabaseError ||
     error instanceof DatabaseStartError ||
     error instanceof AccountInputError ||

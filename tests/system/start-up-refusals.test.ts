@@ -148,3 +148,20 @@ describe('first-administrator settings that cannot be used', () => {
     }
   })
 })
+
+describe('a DATA_DIR the server cannot use', () => {
+  it('is refused in a sentence: here a file where the folder should be', async () => {
+    const parent = emptyDataDir()
+    try {
+      const file = path.join(parent, 'data')
+      fs.writeFileSync(file, 'not a folder')
+      const { code, output } = await refusedStart({ DATA_DIR: file })
+      expect(code, output).toBe(1)
+      expect(output).toContain(`Cannot start: The data directory ${file} cannot be used: it, or a folder on its path, is a file. Set DATA_DIR to a folder.`)
+      expect(output).not.toMatch(/^\s+at /m)
+      expect(fs.readFileSync(file, 'utf8')).toBe('not a folder')
+    } finally {
+      removeDataDir(parent)
+    }
+  })
+})

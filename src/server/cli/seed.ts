@@ -4,7 +4,7 @@ import { hash } from '@node-rs/argon2'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { ConfigError, loadConfig } from '~server/config/env'
-import { DataDirLockedError, lockDataDir } from '~server/db/data-dir-lock'
+import { DataDirError, lockDataDir } from '~server/db/data-dir-lock'
 import { EmbeddedDatabaseError, openDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
 import type { Database } from '~server/db/types'
@@ -373,7 +373,7 @@ async function main(): Promise<void> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   main().catch((error: unknown) => {
-    console.error(error instanceof DataDirLockedError || error instanceof EmbeddedDatabaseError || error instanceof ConfigError ? `Cannot seed: ${error.message}` : error)
+    console.error(error instanceof DataDirError || error instanceof EmbeddedDatabaseError || error instanceof ConfigError ? `Cannot seed: ${error.message}` : error)
     process.exit(1)
   })
 }

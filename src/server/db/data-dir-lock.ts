@@ -9,16 +9,38 @@ import path from 'node:path'
  * which the kernel frees when the process dies, even by SIGKILL, so a restart never finds a stale
  * lock. Elsewhere a PID file is used, taken over when its process no longer runs.
  */
-export class DataDirLockedError extends Error {}
+/** A data directory this process cannot use, said in a sentence: `Cannot start: …`. */
+export class DataDirError extends Error {}
+
+export class DataDirLockedError extends DataDirError {}
 
 export interface DataDirLock {
   release(): Promise<void>
 }
 
 export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
-  fs.mkdirSync(dataDir, { recursive: true })
-  const real = fs.realpathSync(dataDir)
+  const real = usableDataDir(dataDir)
   return process.platform === 'linux' ? lockWithAbstractSocket(real) : lockWithPidFile(real)
+}
+
+/** Creates the folder if need be and makes sure this process may write in it; its real path. */
+function usableDataDir(dataDir: string): string {
+  try {
+    fs.mkdirSync(dataDir, { recursive: true })
+    fs.accessSync(dataDir, fs.constants.W_OK | fs.constants.X_OK)
+    return fs.realpathSync(dataDir)
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException
+    const [why, fix] =
+      code === 'EACCES' || code === 'EPERM'
+        ? ["this process's user may not create it or write in it", 'Give that user the folder, or set DATA_DIR to one it may write.']
+        : code === 'EEXIST' || code === 'ENOTDIR'
+          ? ['it, or a folder on its path, is a file', 'Set DATA_DIR to a folder.']
+          : code === 'EROFS'
+            ? ['its file system is read-only', 'Set DATA_DIR to a writable folder.']
+            : [message, 'Set DATA_DIR to a folder this process may write.']
+    throw new DataDirError(`The data directory ${dataDir} cannot be used: ${why}. ${fix}`)
+  }
 }
 
 function refusal(dataDir: string, holder?: string): DataDirLockedError {
