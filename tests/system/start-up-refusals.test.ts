@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { EMBEDDED_POSTGRES_MAJOR } from '~server/db/database'
 import {
   call,
@@ -16,12 +16,31 @@ import {
   withTimeout,
 } from './server-process'
 
-/** Starts a server that must refuse to start: its exit code and what it printed. */
-async function refusedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+/**
+ * What the server must refuse before it starts, each in a sentence saying what to do (`Cannot
+ * start: …`) with exit code 1, never a stack trace, and with nothing changed.
+ */
+const dirs: string[] = []
+/** A new data folder, removed after the file: prepared (migrated, as `tempDataDir`) or empty. */
+const folder = (prepared = false) => {
+  const dir = prepared ? tempDataDir() : emptyDataDir()
+  dirs.push(dir)
+  return dir
+}
+afterAll(async () => {
+  await killStrayServers()
+  for (const dir of dirs) removeDataDir(dir)
+})
+
+/** Starts a server that must refuse to start: what it printed, once it has exited with code 1 and no stack trace. */
+async function refusedStart(env: Record<string, string>): Promise<string> {
   const { process: server, ready } = await spawnServer(env)
   await expect(ready).rejects.toThrow(/before listening/)
   const { code } = await withTimeout(server.exited, 30_000, () => 'the server neither started nor exited')
-  return { code, output: server.output() }
+  const output = server.output()
+  expect(code, output).toBe(1)
+  expect(output).not.toMatch(/^\s+at /m) // a message, not a stack trace
+  return output
 }
 
 /**
@@ -29,16 +48,8 @@ async function refusedStart(env: Record<string, string>): Promise<{ code: number
  * data directory the previous one made. The server says so, and what to do, before touching it.
  */
 describe('an embedded database made by another PostgreSQL major version', () => {
-  let dataDir: string
-  let versionFile: string
-  beforeAll(() => {
-    dataDir = tempDataDir()
-    versionFile = path.join(dataDir, 'pgdata', 'PG_VERSION')
-  })
-  afterAll(async () => {
-    await killStrayServers()
-    removeDataDir(dataDir)
-  })
+  const dataDir = folder(true)
+  const versionFile = path.join(dataDir, 'pgdata', 'PG_VERSION')
 
   it('is the version PGlite itself writes into a data directory it creates', () => {
     // The copied data directory was created by this run's PGlite (tests/support/global-data-dir.ts).
@@ -50,14 +61,12 @@ describe('an embedded database made by another PostgreSQL major version', () => 
     fs.writeFileSync(versionFile, `${older}\n`)
     const before = fs.readdirSync(path.join(dataDir, 'pgdata'), { recursive: true }).length
 
-    const { code, output } = await refusedStart({ DATA_DIR: dataDir })
+    const output = await refusedStart({ DATA_DIR: dataDir })
 
-    expect(code).toBe(1)
     expect(output).toContain(
       `Cannot start: The embedded database in ${path.join(dataDir, 'pgdata')} was made by PostgreSQL ${older}; this version of Accounts embeds PostgreSQL ${EMBEDDED_POSTGRES_MAJOR} and cannot open it.`,
     )
     expect(output).toContain('npm run db:copy -- --to postgres://')
-    expect(output).not.toMatch(/^\s+at /m) // a message, not a stack trace
     expect(fs.readFileSync(versionFile, 'utf8')).toBe(`${older}\n`)
     expect(fs.readdirSync(path.join(dataDir, 'pgdata'), { recursive: true })).toHaveLength(before)
   })
@@ -76,35 +85,22 @@ describe('an embedded database made by another PostgreSQL major version', () => 
 /** DATABASE_URL that leads nowhere usable: what is wrong, in a sentence, and never the password. */
 describe('a DATABASE_URL the server cannot use', () => {
   const postgresUrl = process.env.TEST_DATABASE_URL
-  const dirs: string[] = []
-  const dataDir = () => {
-    const dir = emptyDataDir()
-    dirs.push(dir)
-    return dir
-  }
-  afterAll(async () => {
-    await killStrayServers()
-    for (const dir of dirs) removeDataDir(dir)
-  })
 
   it('no server answering there', async () => {
     const port = await freePort()
-    const { code, output } = await refusedStart({ DATA_DIR: dataDir(), DATABASE_URL: `postgres://accounts:Secret-Password-1@127.0.0.1:${port}/accounts` })
-    expect(code).toBe(1)
+    const output = await refusedStart({ DATA_DIR: folder(), DATABASE_URL: `postgres://accounts:Secret-Password-1@127.0.0.1:${port}/accounts` })
     expect(output).toMatch(
       new RegExp(`Cannot start: No PostgreSQL server answers at 127\\.0\\.0\\.1:${port} \\(DATABASE_URL\\): .*ECONNREFUSED.*\\. Start it, or correct DATABASE_URL\\.`),
     )
     expect(output).not.toContain('Secret-Password-1')
-    expect(output).not.toMatch(/^\s+at /m)
   })
 
   it.skipIf(!postgresUrl)('a database that does not exist, and a user the server refuses', async () => {
     const server = new URL(postgresUrl!)
     const missing = new URL(postgresUrl!)
     missing.pathname = '/accounts_that_nobody_created'
-    const absent = await refusedStart({ DATA_DIR: dataDir(), DATABASE_URL: missing.toString() })
-    expect(absent.code).toBe(1)
-    expect(absent.output).toContain(
+    const absent = await refusedStart({ DATA_DIR: folder(), DATABASE_URL: missing.toString() })
+    expect(absent).toContain(
       `Cannot start: The PostgreSQL server at ${server.hostname}:${server.port || 5432} has no database "accounts_that_nobody_created" (DATABASE_URL). Create it (createdb accounts_that_nobody_created), or correct DATABASE_URL.`,
     )
 
@@ -113,10 +109,9 @@ describe('a DATABASE_URL the server cannot use', () => {
       const stranger = new URL(database.url)
       stranger.username = 'nobody_at_all'
       stranger.password = 'Secret-Password-2'
-      const refused = await refusedStart({ DATA_DIR: dataDir(), DATABASE_URL: stranger.toString() })
-      expect(refused.code).toBe(1)
-      expect(refused.output).toContain(`Cannot start: The PostgreSQL server at ${server.hostname}:${server.port || 5432} refused the user "nobody_at_all" (DATABASE_URL)`)
-      expect(refused.output).not.toContain('Secret-Password-2')
+      const refused = await refusedStart({ DATA_DIR: folder(), DATABASE_URL: stranger.toString() })
+      expect(refused).toContain(`Cannot start: The PostgreSQL server at ${server.hostname}:${server.port || 5432} refused the user "nobody_at_all" (DATABASE_URL)`)
+      expect(refused).not.toContain('Secret-Password-2')
     } finally {
       await database.drop()
     }
@@ -124,12 +119,6 @@ describe('a DATABASE_URL the server cannot use', () => {
 })
 
 describe('first-administrator settings that cannot be used', () => {
-  const dirs: string[] = []
-  afterAll(async () => {
-    await killStrayServers()
-    for (const dir of dirs) removeDataDir(dir)
-  })
-
   it('are refused before the port and the database are touched: one of the pair alone, or a password the rules refuse', async () => {
     const cases: { env: Record<string, string>; says: string }[] = [
       { env: { ADMIN_EMAIL: 'boss@example.com' }, says: 'ADMIN_EMAIL and ADMIN_PASSWORD go together, and only ADMIN_EMAIL is set. Set both, or neither' },
@@ -137,10 +126,8 @@ describe('first-administrator settings that cannot be used', () => {
       { env: { ADMIN_EMAIL: 'boss@example.com', ADMIN_PASSWORD: 'short' }, says: 'The password for boss@example.com is refused:' },
     ]
     for (const { env, says } of cases) {
-      const dir = emptyDataDir()
-      dirs.push(dir)
-      const { code, output } = await refusedStart({ DATA_DIR: dir, ...env })
-      expect(code, output).toBe(1)
+      const dir = folder()
+      const output = await refusedStart({ DATA_DIR: dir, ...env })
       expect(output).toContain(`Cannot start: ${says}`)
       expect(output).not.toContain('listening')
       expect(output).not.toContain('Operator-Chosen-2026!')
@@ -151,17 +138,10 @@ describe('first-administrator settings that cannot be used', () => {
 
 describe('a DATA_DIR the server cannot use', () => {
   it('is refused in a sentence: here a file where the folder should be', async () => {
-    const parent = emptyDataDir()
-    try {
-      const file = path.join(parent, 'data')
-      fs.writeFileSync(file, 'not a folder')
-      const { code, output } = await refusedStart({ DATA_DIR: file })
-      expect(code, output).toBe(1)
-      expect(output).toContain(`Cannot start: The data directory ${file} cannot be used: it, or a folder on its path, is a file. Set DATA_DIR to a folder.`)
-      expect(output).not.toMatch(/^\s+at /m)
-      expect(fs.readFileSync(file, 'utf8')).toBe('not a folder')
-    } finally {
-      removeDataDir(parent)
-    }
+    const file = path.join(folder(), 'data')
+    fs.writeFileSync(file, 'not a folder')
+    const output = await refusedStart({ DATA_DIR: file })
+    expect(output).toContain(`Cannot start: The data directory ${file} cannot be used: it, or a folder on its path, is a file. Set DATA_DIR to a folder.`)
+    expect(fs.readFileSync(file, 'utf8')).toBe('not a folder')
   })
 })
