@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { afterAll, describe, expect, it } from 'vitest'
-import { call, killStrayServers, removeDataDir, spawnServer, stopServer, emptyDataDir, tempDataDir, withTimeout } from './server-process'
+import { describe, expect, it } from 'vitest'
+import { call, dataFolders, spawnServer, stopServer, withTimeout } from './server-process'
 
 /**
  * One process per embedded data directory, beyond tests/system/data-dir-lock.test.ts (a second
@@ -11,15 +11,10 @@ import { call, killStrayServers, removeDataDir, spawnServer, stopServer, emptyDa
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 describe('the embedded data directory', () => {
-  const dirs: string[] = []
-  afterAll(async () => {
-    await killStrayServers()
-    for (const dir of dirs) removeDataDir(dir)
-  })
+  const folder = dataFolders()
 
   it('goes to exactly one of two servers started at the same instant; the other says why and exits', async () => {
-    const dataDir = emptyDataDir()
-    dirs.push(dataDir)
+    const dataDir = folder()
     const [a, b] = await Promise.all([spawnServer({ DATA_DIR: dataDir }), spawnServer({ DATA_DIR: dataDir })])
     const outcomes = await Promise.all(
       [a, b].map(({ process: server, ready }) =>
@@ -45,8 +40,7 @@ describe('the embedded data directory', () => {
   })
 
   it('is refused to `npm run user:create` while a server runs on it, and the server keeps serving', async () => {
-    const dataDir = tempDataDir()
-    dirs.push(dataDir)
+    const dataDir = folder('prepared')
     const { process: server, ready } = await spawnServer({ DATA_DIR: dataDir })
     await withTimeout(ready, 90_000, () => server.output())
 

@@ -3,8 +3,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
+import { afterAll } from 'vitest'
 import { preparedDataDir } from '../support/global-data-dir'
-import { createPostgresDatabase as createDatabase, type ServerProcess } from '../support/server-process'
+import { createPostgresDatabase as createDatabase, killStrayServers, type ServerProcess } from '../support/server-process'
 import { PGLITE_EXTENSIONS } from '~server/db/database'
 
 /** What the whole-process tests share, beside the server process itself (tests/support/server-process.ts). */
@@ -37,6 +38,24 @@ export function tempDataDir(postgresUrl?: string): string {
 /** An empty data folder, for tests of the first start itself (the server creates its database). */
 export function emptyDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-system-'))
+}
+
+/**
+ * Data folders for the test file (or describe block) that calls it: each call of the function it
+ * gives makes one, empty (a first start) or prepared (`tempDataDir`); once the file is done, any
+ * server left running is stopped and every folder removed.
+ */
+export function dataFolders(): (kind?: 'empty' | 'prepared') => string {
+  const dirs: string[] = []
+  afterAll(async () => {
+    await killStrayServers()
+    for (const dir of dirs.splice(0)) removeDataDir(dir)
+  })
+  return (kind = 'empty') => {
+    const dir = kind === 'prepared' ? tempDataDir() : emptyDataDir()
+    dirs.push(dir)
+    return dir
+  }
 }
 
 /** Removes a data directory (retrying while a dying process lets go of it). */

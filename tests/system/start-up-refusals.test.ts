@@ -1,36 +1,14 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { EMBEDDED_POSTGRES_MAJOR } from '~server/db/database'
-import {
-  call,
-  createPostgresDatabase,
-  emptyDataDir,
-  freePort,
-  killStrayServers,
-  removeDataDir,
-  spawnServer,
-  startServer,
-  stopServer,
-  tempDataDir,
-  withTimeout,
-} from './server-process'
+import { call, createPostgresDatabase, dataFolders, freePort, spawnServer, startServer, stopServer, withTimeout } from './server-process'
 
 /**
  * What the server must refuse before it starts, each in a sentence saying what to do (`Cannot
  * start: …`) with exit code 1, never a stack trace, and with nothing changed.
  */
-const dirs: string[] = []
-/** A new data folder, removed after the file: prepared (migrated, as `tempDataDir`) or empty. */
-const folder = (prepared = false) => {
-  const dir = prepared ? tempDataDir() : emptyDataDir()
-  dirs.push(dir)
-  return dir
-}
-afterAll(async () => {
-  await killStrayServers()
-  for (const dir of dirs) removeDataDir(dir)
-})
+const folder = dataFolders()
 
 /** Starts a server that must refuse to start: what it printed, once it has exited with code 1 and no stack trace. */
 async function refusedStart(env: Record<string, string>): Promise<string> {
@@ -48,7 +26,7 @@ async function refusedStart(env: Record<string, string>): Promise<string> {
  * data directory the previous one made. The server says so, and what to do, before touching it.
  */
 describe('an embedded database made by another PostgreSQL major version', () => {
-  const dataDir = folder(true)
+  const dataDir = folder('prepared')
   const versionFile = path.join(dataDir, 'pgdata', 'PG_VERSION')
 
   it('is the version PGlite itself writes into a data directory it creates', () => {
