@@ -1,11 +1,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { buildApp } from './app'
-import { ConfigError, loadConfig } from '~server/config/env'
+import { loadConfig } from '~server/config/env'
 import { webBuildDir } from '~server/config/paths'
-import { AccountInputError, checkFirstAdminSettings, ensureFirstAdmin } from '~server/use-cases/ensure-account'
-import { DataDirError } from '~server/db/data-dir-lock'
-import { DatabaseStartError, EmbeddedDatabaseError } from '~server/db/database'
+import { checkFirstAdminSettings, ensureFirstAdmin } from '~server/use-cases/ensure-account'
+import { ExplainedError } from '~server/explained-error'
 import { type Runtime, startRuntime } from './runtime'
 
 /**
@@ -86,8 +85,8 @@ async function main(): Promise<void> {
   console.log(lines.join('\n') + '\n')
 }
 
-/** A port or address this process cannot listen on, said in a sentence. */
-class ListenError extends Error {}
+/** A port or address this process cannot listen on. */
+class ListenError extends ExplainedError {}
 
 function listenRefusal(error: unknown, host: string, port: number): unknown {
   const where = `port ${port} on ${host}`
@@ -104,14 +103,7 @@ function listenRefusal(error: unknown, host: string, port: number): unknown {
 }
 
 main().catch((error: unknown) => {
-  if (
-    error instanceof ConfigError ||
-    error instanceof DataDirError ||
-    error instanceof EmbeddedDatabaseError ||
-    error instanceof DatabaseStartError ||
-    error instanceof AccountInputError ||
-    error instanceof ListenError
-  ) {
+  if (error instanceof ExplainedError) {
     console.error(`\nCannot start: ${error.message}\n`)
   } else {
     console.error(error)

@@ -3,9 +3,10 @@ import { parseArgs } from 'node:util'
 import { hash } from '@node-rs/argon2'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
-import { ConfigError, loadConfig } from '~server/config/env'
-import { DataDirError, lockDataDir } from '~server/db/data-dir-lock'
-import { EmbeddedDatabaseError, openDatabase } from '~server/db/database'
+import { loadConfig } from '~server/config/env'
+import { lockDataDir } from '~server/db/data-dir-lock'
+import { openDatabase } from '~server/db/database'
+import { ExplainedError } from '~server/explained-error'
 import { migrateToLatest } from '~server/db/migrate'
 import type { Database } from '~server/db/types'
 
@@ -373,7 +374,7 @@ async function main(): Promise<void> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   main().catch((error: unknown) => {
-    console.error(error instanceof DataDirError || error instanceof EmbeddedDatabaseError || error instanceof ConfigError ? `Cannot seed: ${error.message}` : error)
+    console.error(error instanceof ExplainedError ? `Cannot seed: ${error.message}` : error)
     process.exit(1)
   })
 }

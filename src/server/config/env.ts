@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { z } from 'zod'
+import { ExplainedError } from '~server/explained-error'
 
 /**
  * The environment, parsed once at boot (the README's configuration table). Everything is
@@ -101,7 +102,7 @@ const REQUIRED_IN_PRODUCTION = ['databaseUrl', 'authSecret', 'appUrl', 'smtpUrl'
 
 const envSchema = z.object(Object.fromEntries(Object.values(SETTINGS).map(({ variable, schema }) => [variable, schema])))
 
-export class ConfigError extends Error {}
+export class ConfigError extends ExplainedError {}
 
 /** Reads the configuration from an environment; throws a ConfigError that names what is wrong. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {

@@ -2,15 +2,10 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
+import { ExplainedError } from '~server/explained-error'
 
-/**
- * Makes sure only one process opens an embedded database directory: two PGlite processes on one
- * directory corrupt it. On Linux the lock is an abstract Unix socket named after the directory,
- * which the kernel frees when the process dies, even by SIGKILL, so a restart never finds a stale
- * lock. Elsewhere a PID file is used, taken over when its process no longer runs.
- */
-/** A data directory this process cannot use, said in a sentence: `Cannot start: …`. */
-export class DataDirError extends Error {}
+/** A data directory this process cannot use: not writable, a file, or held by another process. */
+export class DataDirError extends ExplainedError {}
 
 export class DataDirLockedError extends DataDirError {}
 
@@ -18,6 +13,12 @@ export interface DataDirLock {
   release(): Promise<void>
 }
 
+/**
+ * Makes sure only one process opens an embedded database directory: two PGlite processes on one
+ * directory corrupt it. On Linux the lock is an abstract Unix socket named after the directory,
+ * which the kernel frees when the process dies, even by SIGKILL, so a restart never finds a stale
+ * lock. Elsewhere a PID file is used, taken over when its process no longer runs.
+ */
 export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
   const real = usableDataDir(dataDir)
   return process.platform === 'linux' ? lockWithAbstractSocket(real) : lockWithPidFile(real)

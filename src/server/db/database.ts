@@ -8,6 +8,7 @@ import pg from 'pg'
 import { pglitePoolConfig } from './pglite-connection'
 import { preparingPool, READ_TIMEOUT_MESSAGE } from './prepared'
 import type { Database, DatabaseKind } from './types'
+import { ExplainedError } from '~server/explained-error'
 
 /** The PostgreSQL extensions the migrations create, as PGlite loads them: every PGlite opened on the product's data takes these. */
 export const PGLITE_EXTENSIONS = { pg_trgm, btree_gin }
@@ -20,7 +21,7 @@ export const PGLITE_EXTENSIONS = { pg_trgm, btree_gin }
 export const EMBEDDED_POSTGRES_MAJOR = '18'
 
 /** An embedded data directory this version cannot open, said in a sentence rather than a stack trace. */
-export class EmbeddedDatabaseError extends Error {}
+export class EmbeddedDatabaseError extends ExplainedError {}
 
 /**
  * Opens the embedded database in `pgdata` (created there on a first start). One made by another
@@ -98,15 +99,19 @@ function openPostgres(url: string, max: number, onPoolError?: (error: Error) => 
   return { db, kind: 'postgres', pool, close: () => db.destroy() }
 }
 
-/** Where a PostgreSQL URL leads, without its password: `host:port/database` (the socket folder for a Unix socket). */
+/** The server a PostgreSQL URL names: `host:port` (the socket folder for a Unix socket). */
+function serverOf(parsed: URL): string {
+  return `${parsed.hostname || parsed.searchParams.get('host') || 'localhost'}:${parsed.port || 5432}`
+}
+
+/** Where a PostgreSQL URL leads, without its password: `host:port/database`. */
 export function describeDatabaseUrl(url: string): string {
   const parsed = new URL(url)
-  const host = parsed.hostname || parsed.searchParams.get('host') || 'localhost'
-  return `${host}:${parsed.port || 5432}${parsed.pathname}`
+  return serverOf(parsed) + parsed.pathname
 }
 
 /** A PostgreSQL database that cannot be used at start-up, said in a sentence an operator can act on. */
-export class DatabaseStartError extends Error {}
+export class DatabaseStartError extends ExplainedError {}
 
 /**
  * Why the database of `url` (given as the setting `setting`) could not be used, for the person
@@ -115,8 +120,7 @@ export class DatabaseStartError extends Error {}
  */
 export function unusableDatabase(error: unknown, url: string, setting: string): DatabaseStartError {
   const parsed = new URL(url)
-  const where = describeDatabaseUrl(url)
-  const server = where.slice(0, where.length - parsed.pathname.length)
+  const server = serverOf(parsed)
   const reason = error instanceof Error ? error.message || String((error as { code?: unknown }).code ?? error) : String(error)
   const code = (error as { code?: unknown } | null)?.code
   if (code === '3D000') {
@@ -129,7 +133,7 @@ export function unusableDatabase(error: unknown, url: string, setting: string): 
   if (isDatabaseUnavailable(error) || /timeout|terminated/i.test(reason)) {
     return new DatabaseStartError(`No PostgreSQL server answers at ${server} (${setting}): ${reason}. Start it, or correct ${setting}.`)
   }
-  return new DatabaseStartError(`The database ${where} (${setting}) cannot be used: ${reason}.`)
+  return new DatabaseStartError(`The database ${server}${parsed.pathname} (${setting}) cannot be used: ${reason}.`)
 }
 
 /** True for errors meaning the database cannot be reached right now (answered with 503). */

@@ -6,6 +6,7 @@ import { generatePassword } from '~server/auth/generated-password'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { findUserByEmail } from '~server/data/users'
+import { ExplainedError } from '~server/explained-error'
 
 /**
  * Accounts made by the operator rather than by registration: the first admin at start-up and
@@ -27,7 +28,7 @@ export interface EnsureAccountResult {
   generatedPassword?: string
 }
 
-export class AccountInputError extends Error {}
+export class AccountInputError extends ExplainedError {}
 
 /** The operator's e-mail address, checked with its password (when one is given) against the rules registration follows. */
 function checkedInput(input: { email: string; password?: string | undefined }): string {
