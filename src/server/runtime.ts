@@ -9,7 +9,7 @@ import { TokenSealer } from '~server/auth/sealed-token'
 import type { Config } from '~server/config/env'
 import { deriveKeys, loadOrCreateSecret } from '~server/config/secrets'
 import type { AppContext } from './context'
-import { type DataDirLock, lockDataDir } from '~server/db/data-dir-lock'
+import { type DataDirLock, ensureUsableDataDir, lockDataDir } from '~server/db/data-dir-lock'
 import { type DatabaseHandle, openDatabase, unusableDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
 import { loggerOptions } from '~server/http/logging'
@@ -78,6 +78,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   }
 
   try {
+    // On PostgreSQL the data directory still keeps a generated AUTH_SECRET and the outbox.
+    if (config.databaseUrl && (!config.authSecret || !config.smtpUrl)) ensureUsableDataDir(config.dataDir)
     let database = options.database
     if (!database) {
       if (!config.databaseUrl) {

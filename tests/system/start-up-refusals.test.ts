@@ -122,4 +122,13 @@ describe('a DATA_DIR the server cannot use', () => {
     expect(output).toContain(`Cannot start: The data directory ${file} cannot be used: it, or a folder on its path, is a file. Set DATA_DIR to a folder.`)
     expect(fs.readFileSync(file, 'utf8')).toBe('not a folder')
   })
+
+  it('is refused with DATABASE_URL too, before the database is tried, while it would keep the generated secret or the outbox', async () => {
+    const file = path.join(folder(), 'data')
+    fs.writeFileSync(file, 'not a folder')
+    const port = await freePort()
+    const output = await refusedStart({ DATA_DIR: file, DATABASE_URL: `postgres://accounts@127.0.0.1:${port}/accounts` })
+    expect(output).toContain(`Cannot start: The data directory ${file} cannot be used: it, or a folder on its path, is a file. Set DATA_DIR to a folder.`)
+    expect(output).not.toContain('No PostgreSQL server answers')
+  })
 })

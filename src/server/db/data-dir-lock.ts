@@ -20,12 +20,15 @@ export interface DataDirLock {
  * lock. Elsewhere a PID file is used, taken over when its process no longer runs.
  */
 export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
-  const real = usableDataDir(dataDir)
+  const real = ensureUsableDataDir(dataDir)
   return process.platform === 'linux' ? lockWithAbstractSocket(real) : lockWithPidFile(real)
 }
 
-/** Creates the folder if need be and makes sure this process may write in it; its real path. */
-function usableDataDir(dataDir: string): string {
+/**
+ * Creates the folder if need be and makes sure this process may write in it; its real path.
+ * Said in a sentence at start-up, where it would otherwise be Node's error at the first write.
+ */
+export function ensureUsableDataDir(dataDir: string): string {
   try {
     fs.mkdirSync(dataDir, { recursive: true })
     fs.accessSync(dataDir, fs.constants.W_OK | fs.constants.X_OK)
