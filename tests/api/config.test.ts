@@ -100,6 +100,26 @@ describe('configuration', () => {
     )
   })
 
+  it('takes APP_URL only as an http(s) origin, which every e-mailed link and the provider issuer are made from', () => {
+    expect(loadConfig({ APP_URL: 'http://localhost:3000/' }).appUrl).toBe('http://localhost:3000')
+    expect(loadConfig({ APP_URL: 'https://[::1]:8443' }).appUrl).toBe('https://[::1]:8443')
+    for (const appUrl of [
+      'localhost:3000',
+      'accounts.example.com',
+      'ftp://accounts.example.com',
+      'https://example.com/accounts',
+      'https://accounts.example.com/?a=1',
+      'https://accounts.example.com/#top',
+      'https://admin:secret@accounts.example.com',
+    ]) {
+      expect(() => loadConfig({ APP_URL: appUrl }), appUrl).toThrow(
+        new ConfigError(
+          'Invalid configuration: APP_URL: must be the address people open, such as https://accounts.example.com: http or https, with no path, query or user name',
+        ),
+      )
+    }
+  })
+
   it('refuses production without the four settings a deployment needs, naming the missing ones', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', APP_URL: 'https://accounts.example.com' })).toThrow(
       'NODE_ENV=production needs DATABASE_URL, AUTH_SECRET, SMTP_URL to be set.',

@@ -12,13 +12,22 @@ import { ExplainedError } from '~server/explained-error'
 const setting = <S extends z.ZodType>(variable: string, schema: S) => ({ variable, schema })
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback)
 const optionalUrl = (pattern: RegExp, problem: string) => z.string().regex(pattern, problem).optional()
+/** An http(s) origin: every e-mailed link, the passkeys' relying party and the provider's issuer are made from it. */
+const isOrigin = (value: string) => {
+  if (!URL.canParse(value)) return false
+  const url = new URL(value)
+  return ['http:', 'https:'].includes(url.protocol) && /^\/*$/.test(url.pathname) && !url.search && !url.hash && !url.username && !url.password
+}
 
 const SETTINGS = {
   env: setting('NODE_ENV', z.enum(['development', 'production', 'test']).default('development')),
   port: setting('PORT', z.coerce.number().int().min(0).max(65535).default(3000)),
   host: setting('HOST', z.string().min(1).default('127.0.0.1')),
   /** Unset: `http://localhost:$PORT` (filled in by `loadConfig`). */
-  appUrl: setting('APP_URL', z.url().optional()),
+  appUrl: setting(
+    'APP_URL',
+    z.string().refine(isOrigin, 'must be the address people open, such as https://accounts.example.com: http or https, with no path, query or user name').optional(),
+  ),
   dataDir: setting(
     'DATA_DIR',
     z
