@@ -97,6 +97,9 @@ function listenRefusal(error: unknown, host: string, port: number): unknown {
       return new ListenError(`This process may not listen on ${where}: ports below 1024 need privileges. Use a higher PORT, behind the reverse proxy.`)
     case 'EADDRNOTAVAIL':
       return new ListenError(`${host} is not an address of this machine: set HOST to one of its addresses (0.0.0.0 for all of them).`)
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ListenError(`The host name ${host} does not resolve here: set HOST to one of this machine's addresses (0.0.0.0 for all of them).`)
     default:
       return error
   }

@@ -120,6 +120,22 @@ describe('configuration', () => {
     }
   })
 
+  it('takes TRUST_PROXY only as addresses, CIDRs or the named ranges, which the proxy matcher would otherwise refuse at start with a stack trace', () => {
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, ::1, 10.0.0.0/8, 10.1.0.0/255.255.0.0, fd00::/64, loopback' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '::1',
+      '10.0.0.0/8',
+      '10.1.0.0/255.255.0.0',
+      'fd00::/64',
+      'loopback',
+    ])
+    for (const trustProxy of ['proxy.internal', '10.0.0.0/33', '10.0.0.0/8/8', 'fd00::/255.255.0.0', 'true']) {
+      expect(() => loadConfig({ TRUST_PROXY: trustProxy }), trustProxy).toThrow(
+        new ConfigError('Invalid configuration: TRUST_PROXY: must be addresses or CIDRs, comma-separated, such as 127.0.0.1 or 10.0.0.0/24'),
+      )
+    }
+  })
+
   it('refuses production without the four settings a deployment needs, naming the missing ones', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', APP_URL: 'https://accounts.example.com' })).toThrow(
       'NODE_ENV=production needs DATABASE_URL, AUTH_SECRET, SMTP_URL to be set.',

@@ -114,6 +114,15 @@ describe('first-administrator settings that cannot be used', () => {
   })
 })
 
+describe('a HOST the server cannot listen on', () => {
+  it('a name that does not resolve', async () => {
+    const output = await refusedStart({ DATA_DIR: folder(), HOST: 'no-such-host.invalid' })
+    expect(output).toContain(
+      "Cannot start: The host name no-such-host.invalid does not resolve here: set HOST to one of this machine's addresses (0.0.0.0 for all of them).",
+    )
+  })
+})
+
 describe('a DATA_DIR the server cannot use', () => {
   it('is refused in a sentence: here a file where the folder should be', async () => {
     const file = path.join(folder(), 'data')

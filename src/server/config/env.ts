@@ -1,3 +1,4 @@
+import net from 'node:net'
 import path from 'node:path'
 import { z } from 'zod'
 import { ExplainedError } from '~server/explained-error'
@@ -17,6 +18,16 @@ const isOrigin = (value: string) => {
   if (!URL.canParse(value)) return false
   const url = new URL(value)
   return ['http:', 'https:'].includes(url.protocol) && /^\/*$/.test(url.pathname) && !url.search && !url.hash && !url.username && !url.password
+}
+/** What the proxy-address matcher takes: an address, a CIDR (prefix or IPv4 netmask), or one of its named ranges. */
+const isProxyRange = (entry: string) => {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true
+  const [address = '', prefix, ...rest] = entry.split('/')
+  const version = net.isIP(address)
+  if (!version || rest.length > 0) return false
+  if (prefix === undefined) return true
+  if (/^\d{1,3}$/.test(prefix)) return Number(prefix) <= (version === 4 ? 32 : 128)
+  return version === 4 && net.isIPv4(prefix)
 }
 
 const SETTINGS = {
@@ -73,7 +84,8 @@ const SETTINGS = {
           .split(',')
           .map((entry) => entry.trim())
           .filter(Boolean),
-      ),
+      )
+      .refine((entries) => entries.every(isProxyRange), 'must be addresses or CIDRs, comma-separated, such as 127.0.0.1 or 10.0.0.0/24'),
   ),
   /** Host names served besides APP_URL's and the loopback names (http/host-check.ts). */
   allowedHosts: setting(
