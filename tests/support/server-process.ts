@@ -23,6 +23,8 @@ export interface SpawnOptions {
   nodeArgs?: string[]
   /** The source tree whose server runs (benchmarks comparing two commits); by default this one. */
   root?: string
+  /** What runs, from the root: by default the server itself; `scripts/start.mjs` is `npm start` (the web app built first if need be). */
+  script?: string
 }
 
 export interface ServerProcess {
@@ -85,19 +87,23 @@ export async function spawnServer(env: Record<string, string>, options: SpawnOpt
   let output = ''
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-report-'))
   const reportArgs = ['--report-on-signal', `--report-signal=${REPORT_SIGNAL}`, `--report-directory=${reportDir}`, '--report-compact']
-  const child = spawn(process.execPath, [...reportArgs, ...(options.nodeArgs ?? []), '--import', 'tsx', '--import', EXIT_WITH_PARENT, 'src/server/main.ts'], {
-    cwd: options.root ?? ROOT,
-    env: {
-      ...(options.inheritEnv ? process.env : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir() }),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      RATE_LIMIT: 'off',
-      LOG_LEVEL: 'warn',
-      ...env,
+  const child = spawn(
+    process.execPath,
+    [...reportArgs, ...(options.nodeArgs ?? []), '--import', 'tsx', '--import', EXIT_WITH_PARENT, options.script ?? 'src/server/main.ts'],
+    {
+      cwd: options.root ?? ROOT,
+      env: {
+        ...(options.inheritEnv ? process.env : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir() }),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        RATE_LIMIT: 'off',
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+      // stdin: the pipe whose end tells the server that this test run is gone (exit-with-parent.ts).
+      stdio: ['pipe', 'pipe', 'pipe'],
     },
-    // stdin: the pipe whose end tells the server that this test run is gone (exit-with-parent.ts).
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
+  )
   running.add(child)
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => {

@@ -1,0 +1,66 @@
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { dataFolders, type ServerProcess, spawnServer, stopServer, withTimeout } from './server-process'
+import { ROOT } from '../support/server-process'
+
+/**
+ * `npm start` builds the web app when its bundle is missing or older than its sources. Instances
+ * started together from one folder (two on a host behind one proxy, restarted after an upgrade)
+ * build it once: the others wait for that build instead of emptying dist/web under it. A build
+ * lock left by a start that was killed is taken over.
+ */
+const folder = dataFolders()
+const copies: string[] = []
+afterAll(() => copies.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
+
+/** This project's sources without a built web app, its node_modules shared. */
+function unbuiltCopy(): string {
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-unbuilt-'))
+  copies.push(copy)
+  for (const entry of ['src', 'public', 'scripts', 'index.html', 'vite.config.ts', 'tsconfig.json', 'package.json', '.gitignore']) {
+    fs.cpSync(path.join(ROOT, entry), path.join(copy, entry), { recursive: true })
+  }
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), 'dir')
+  return copy
+}
+
+/** A process number that no process has any more. */
+function deadPid(): number {
+  const { pid } = spawnSync(process.execPath, ['-e', ''])
+  return pid!
+}
+
+describe('npm start in a folder whose web app is not built', () => {
+  it('builds it once when two start together, over a lock left by a killed start, and both serve it', async () => {
+    const root = unbuiltCopy()
+    const lock = path.join(root, 'dist', '.web-build.lock')
+    fs.mkdirSync(path.dirname(lock))
+    fs.writeFileSync(lock, String(deadPid()))
+
+    const servers: ServerProcess[] = []
+    try {
+      const starts = await Promise.all([0, 1].map(() => spawnServer({ DATA_DIR: folder('prepared') }, { root, script: 'scripts/start.mjs' })))
+      servers.push(...starts.map(({ process }) => process))
+      await withTimeout(Promise.all(starts.map(({ ready }) => ready)), 150_000, () => servers.map((server) => server.output()).join('\n---\n'))
+
+      const outputs = servers.map((server) => server.output())
+      expect(
+        outputs.filter((output) => output.includes('Building the web app')),
+        outputs.join('\n---\n'),
+      ).toHaveLength(1)
+      expect(fs.existsSync(lock)).toBe(false)
+      for (const server of servers) {
+        const page = await fetch(`${server.url}/login`)
+        expect(page.status).toBe(200)
+        const script = /<script[^>]+src="(\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1]
+        expect(script).toBeDefined()
+        expect((await fetch(`${server.url}${script}`)).status).toBe(200)
+      }
+    } finally {
+      await Promise.all(servers.map((server) => stopServer(server)))
+    }
+  })
+})
