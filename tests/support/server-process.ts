@@ -160,6 +160,27 @@ function summariseReport(report: DiagnosticReport): string {
   ].join('\n')
 }
 
+/** What one of the package's commands printed, stdout and stderr together, and its exit code. */
+export interface CommandRun {
+  code: number | null
+  output: string
+}
+
+/** Runs one of the package's commands (`src/server/cli/seed.ts` for `npm run db:seed`, …) as the command line does (node and tsx, no npm), with only these settings. */
+export function runCommand(script: string, env: Record<string, string>, args: string[] = []): Promise<CommandRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', EXIT_WITH_PARENT, script, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
+    // stdin: the pipe whose end tells the command that this test run is gone.
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const done = new Promise<CommandRun>((resolve) => child.once('exit', (code) => resolve({ code, output })))
+  return withTimeout(done, 120_000, () => `${script} did not finish:\n${output}`).finally(() => child.kill('SIGKILL'))
+}
+
 /** Starts the server and waits until it listens. */
 export async function startServer(env: Record<string, string>, options: SpawnOptions = {}): Promise<ServerProcess> {
   const { process: server, ready } = await spawnServer(env, options)

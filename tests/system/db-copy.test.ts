@@ -1,15 +1,11 @@
-import { spawn } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT } from '../support/server-process'
 import { startMailbox, type Mailbox } from '../support/mailbox'
 import { dataUrl, pngImage } from '../api/helpers/images'
-import { call, createPostgresDatabase, freePort, killStrayServers, queryStore, removeDataDir, startServer, stopServer, tempDataDir, withTimeout } from './server-process'
+import { call, createPostgresDatabase, freePort, killStrayServers, queryStore, removeDataDir, runCommand, startServer, stopServer, tempDataDir } from './server-process'
 import { POSTGRES_URL, postgresMissing } from './services'
 
 /**
@@ -19,29 +15,11 @@ import { POSTGRES_URL, postgresMissing } from './services'
  * one stopped: the old password signs in, the old session still works, the picture is served, the
  * queued mail is sent. And every refusal changes nothing.
  */
-const EXIT_WITH_PARENT = fileURLToPath(new URL('../support/exit-with-parent.ts', import.meta.url))
 const missing = await postgresMissing()
 const ADMIN = { email: 'copy.admin@example.com', password: 'Moving-House-2026!' }
 
-interface Run {
-  code: number | null
-  output: string
-}
-
-/** Runs `npm run db:copy` as the command line does (node and tsx, no npm), with only these settings. */
-function dbCopy(env: Record<string, string>, args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', EXIT_WITH_PARENT, 'src/server/cli/db-copy.ts', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
-    // stdin: the pipe whose end tells the command that this test run is gone.
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const done = new Promise<Run>((resolve) => child.once('exit', (code) => resolve({ code, output })))
-  return withTimeout(done, 120_000, () => `db:copy did not finish:\n${output}`).finally(() => child.kill('SIGKILL'))
-}
+/** Runs `npm run db:copy` as the command line does, with only these settings. */
+const dbCopy = (env: Record<string, string>, args: string[]) => runCommand('src/server/cli/db-copy.ts', env, args)
 
 async function tablesIn(url: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url })

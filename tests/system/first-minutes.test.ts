@@ -1,25 +1,8 @@
-import { spawn } from 'node:child_process'
-import os from 'node:os'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ROOT } from '../support/server-process'
-import { call, killStrayServers, printedAdmin, removeDataDir, startServer, stopServer, emptyDataDir, tempDataDir, withTimeout } from './server-process'
+import { call, killStrayServers, printedAdmin, removeDataDir, runCommand, startServer, stopServer, emptyDataDir, tempDataDir } from './server-process'
 
-const EXIT_WITH_PARENT = fileURLToPath(new URL('../support/exit-with-parent.ts', import.meta.url))
-
-/** Runs `npm run db:seed` as the command line does (node and tsx, no npm), with only these settings. */
-function dbSeed(env: Record<string, string>, args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', EXIT_WITH_PARENT, 'src/server/cli/seed.ts', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const done = new Promise<{ code: number | null; output: string }>((resolve) => child.once('exit', (code) => resolve({ code, output })))
-  return withTimeout(done, 120_000, () => `db:seed did not finish:\n${output}`).finally(() => child.kill('SIGKILL'))
-}
+/** Runs `npm run db:seed` as the command line does, with only these settings. */
+const dbSeed = (env: Record<string, string>, args: string[]) => runCommand('src/server/cli/seed.ts', env, args)
 
 /** A newcomer's first start: one address to open, the same in every e-mailed link, and a log one can read. */
 describe('the first minutes with the server', () => {
