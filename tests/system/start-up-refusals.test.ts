@@ -2,11 +2,12 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { EMBEDDED_POSTGRES_MAJOR } from '~server/db/database'
-import { call, createPostgresDatabase, dataFolders, freePort, spawnServer, startServer, stopServer, withTimeout } from './server-process'
+import { call, createPostgresDatabase, dataFolders, freePort, runCommand, spawnServer, startServer, stopServer, withTimeout } from './server-process'
 
 /**
- * What the server must refuse before it starts, each in a sentence saying what to do (`Cannot
- * start: …`) with exit code 1, never a stack trace, and with nothing changed.
+ * What the server, and the commands beside it, must refuse before they start, each in a sentence
+ * saying what to do (`Cannot start: …`) with exit code 1, never a stack trace, and with nothing
+ * changed.
  */
 const folder = dataFolders()
 
@@ -116,7 +117,7 @@ describe('first-administrator settings that cannot be used', () => {
 
 describe('a HOST the server cannot listen on', () => {
   it('a name that does not resolve', async () => {
-    const output = await refusedStart({ DATA_DIR: folder(), HOST: 'no-such-host.invalid' })
+    const output = await refusedStart({ DATA_DIR: folder('prepared'), HOST: 'no-such-host.invalid' })
     expect(output).toContain(
       "Cannot start: The host name no-such-host.invalid does not resolve here: set HOST to one of this machine's addresses (0.0.0.0 for all of them).",
     )
@@ -139,5 +140,33 @@ describe('a DATA_DIR the server cannot use', () => {
     const output = await refusedStart({ DATA_DIR: file, DATABASE_URL: `postgres://accounts@127.0.0.1:${port}/accounts` })
     expect(output).toContain(`Cannot start: The data directory ${file} cannot be used: it, or a folder on its path, is a file. Set DATA_DIR to a folder.`)
     expect(output).not.toContain('No PostgreSQL server answers')
+  })
+})
+
+describe('the commands beside the server', () => {
+  /** Runs a command that must refuse: what it printed, once it has exited with code 1 and no stack trace. */
+  async function refusedCommand(script: string, env: Record<string, string>, args: string[] = []): Promise<string> {
+    const { code, output } = await runCommand(script, env, args)
+    expect(code, output).toBe(1)
+    expect(output).not.toMatch(/^\s+at /m)
+    return output
+  }
+
+  it('db:seed refuses a production database, and one that nobody answers for', async () => {
+    const url = `postgres://accounts@127.0.0.1:${await freePort()}/accounts`
+    const live = await refusedCommand('src/server/cli/seed.ts', { NODE_ENV: 'production', DATABASE_URL: url })
+    expect(live).toContain('Cannot seed: db:seed fills a database with made-up accounts for benchmarks and demos, and NODE_ENV=production says this one is live.')
+    const nobody = await refusedCommand('src/server/cli/seed.ts', { DATABASE_URL: url })
+    expect(nobody).toMatch(/Cannot seed: No PostgreSQL server answers at 127\.0\.0\.1:\d+ \(DATABASE_URL\)/)
+  })
+
+  it('oidc:rotate-keys answers --help, and refuses what it does not know, without rotating anything', async () => {
+    const dir = path.join(folder(), 'data')
+    const help = await runCommand('src/server/cli/oidc-rotate-keys.ts', { DATA_DIR: dir }, ['--help'])
+    expect(help.code).toBe(0)
+    expect(help.output).toContain('Usage: npm run oidc:rotate-keys')
+    const unknown = await refusedCommand('src/server/cli/oidc-rotate-keys.ts', { DATA_DIR: dir }, ['--now'])
+    expect(unknown).toContain("Cannot rotate the keys: Unknown option '--now'")
+    expect(fs.existsSync(dir)).toBe(false)
   })
 })

@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util'
 import { TokenSealer } from '~server/auth/sealed-token'
 import { loadConfig } from '~server/config/env'
 import { RETIRED_KEY_GRACE_SECONDS, rotateSigningKeys } from '~server/oidc/keys'
@@ -11,7 +12,15 @@ import { deriveKeys, loadOrCreateSecret } from '~server/config/secrets'
  * within 30 seconds. Uses the same configuration as `npm start`; with the embedded database the
  * server must be stopped first (one process per data directory).
  */
+const usage = 'Usage: npm run oidc:rotate-keys (no options): new signing keys for Sign in with Accounts; the previous ones keep verifying for a while.'
+
 async function main(): Promise<void> {
+  // Strict: anything but --help is refused before the keys are touched.
+  const { values } = parseArgs({ options: { help: { type: 'boolean' } } })
+  if (values.help) {
+    console.log(usage)
+    process.exit(0)
+  }
   const config = loadConfig()
   const runtime = await startRuntime(config, { background: false })
   try {

@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { loadConfig } from '~server/config/env'
 import { lockDataDir } from '~server/db/data-dir-lock'
-import { openDatabase } from '~server/db/database'
+import { openDatabase, unusableDatabase } from '~server/db/database'
 import { ExplainedError } from '~server/explained-error'
 import { migrateToLatest } from '~server/db/migrate'
 import type { Database } from '~server/db/types'
@@ -322,6 +322,9 @@ async function seedActivities(db: Kysely<Database>, count: number, log: (line: s
 const EMBEDDED_DEFAULTS = { users: '200', activities: '2000' }
 const SERVER_DEFAULTS = { users: '1000000', activities: '10000000' }
 
+/** A database this command must not fill. */
+class SeedRefusal extends ExplainedError {}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -348,10 +351,19 @@ async function main(): Promise<void> {
     console.error('--users and --activities take whole numbers')
     process.exit(2)
   }
+  if (process.env.NODE_ENV === 'production') {
+    // It adds made-up accounts, and sets the tables' indexes and foreign keys aside while it loads.
+    throw new SeedRefusal(
+      'db:seed fills a database with made-up accounts for benchmarks and demos, and NODE_ENV=production says this one is live. Seed a database made for that, without NODE_ENV=production.',
+    )
+  }
   const started = Date.now()
   if (url) {
     const db = openLoaderDatabase(url)
     try {
+      await sql`SELECT 1`.execute(db).catch((error: unknown) => {
+        throw unusableDatabase(error, url, 'DATABASE_URL')
+      })
       await seedDatabase(db, { users, activities })
     } finally {
       await db.destroy()
