@@ -59,7 +59,8 @@ export function freePort(): Promise<number> {
 }
 
 const running = new Set<ChildProcess>()
-const EXIT_WITH_PARENT = fileURLToPath(new URL('./exit-with-parent.ts', import.meta.url))
+/** Loaded into each process a test starts, so that it ends with the test run (exit-with-parent.ts). */
+export const EXIT_WITH_PARENT = fileURLToPath(new URL('./exit-with-parent.ts', import.meta.url))
 
 // A test run that ends without its clean-up (a failed hook, a timeout) still takes its servers along.
 process.once('exit', () => {
