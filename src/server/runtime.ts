@@ -177,6 +177,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     )
     closers.push(() => jobWorker.stop())
     if (options.background !== false) {
+      // Said at start, not at the first sign-up: an SMTP_URL that cannot be used. Mail waits in the
+      // queue meanwhile, and a mail server that is only down must not stop the start.
+      mailTransport.check().catch((error: unknown) => {
+        log.warn({ reason: (error as Error).message }, 'the SMTP server of SMTP_URL cannot be used now: mail waits in the queue and is retried. Check SMTP_URL')
+      })
       jobWorker.start()
       logoutSender.start()
       const housekeeping = new Housekeeping(database.db, clock, log, database.kind)

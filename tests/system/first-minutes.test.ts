@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { call, killStrayServers, printedAdmin, removeDataDir, runCommand, startServer, stopServer, emptyDataDir, tempDataDir } from './server-process'
+import { call, freePort, killStrayServers, printedAdmin, removeDataDir, runCommand, startServer, stopServer, emptyDataDir, tempDataDir } from './server-process'
 
 /** Runs `npm run db:seed` as the command line does, with only these settings. */
 const dbSeed = (env: Record<string, string>, args: string[]) => runCommand('src/server/cli/seed.ts', env, args)
@@ -78,6 +78,26 @@ describe('the first minutes with the server', () => {
       .split('\n')
       .find((l) => l.includes('"msg":"request completed"'))!
     expect(JSON.parse(line)).toMatchObject({ level: 30, res: { statusCode: 200 } })
+    expect((await stopServer(server)).code).toBe(0)
+  })
+
+  it('says at start that the SMTP server of SMTP_URL cannot be used, and starts anyway', async () => {
+    const dataDir = tempDataDir()
+    dirs.push(dataDir)
+    const port = await freePort()
+    const server = await startServer({ DATA_DIR: dataDir, SMTP_URL: `smtp://mailer:Smtp-Secret-1@127.0.0.1:${port}` })
+    await waitFor(() => server.output().includes('SMTP_URL cannot be used'))
+    const line = server
+      .output()
+      .split('\n')
+      .find((l) => l.includes('SMTP_URL cannot be used'))!
+    expect(JSON.parse(line)).toMatchObject({
+      level: 40,
+      msg: 'the SMTP server of SMTP_URL cannot be used now: mail waits in the queue and is retried. Check SMTP_URL',
+      reason: expect.stringContaining('ECONNREFUSED'),
+    })
+    expect(server.output()).not.toContain('Smtp-Secret-1')
+    expect((await call(server, 'GET', '/api/health')).status).toBe(200)
     expect((await stopServer(server)).code).toBe(0)
   })
 })

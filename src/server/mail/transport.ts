@@ -11,6 +11,8 @@ import type { RenderedMail } from './templates'
 export interface MailTransport {
   readonly kind: 'smtp' | 'outbox'
   send(mail: RenderedMail): Promise<void>
+  /** Connects (and signs in) without sending: whether mail can leave now. */
+  check(): Promise<void>
   close(): void
 }
 
@@ -20,6 +22,9 @@ export function createSmtpTransport(smtpUrl: string, from: string): MailTranspor
     kind: 'smtp',
     async send(mail) {
       await transporter.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html })
+    },
+    async check() {
+      await transporter.verify()
     },
     close: () => transporter.close(),
   }
@@ -46,6 +51,7 @@ export function createOutboxTransport(dataDir: string, from: string, announce: (
       writeAtomically(file, info.message as Buffer)
       announce(mail, links, file)
     },
+    check: async () => {},
     close: () => composer.close(),
   }
 }
