@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Role } from '~shared/constants'
 import { passwordPolicyProblem } from '~shared/password-policy'
 import { normalizeEmail } from '~shared/email-address'
@@ -5,8 +6,10 @@ import { emailField, newPasswordField } from '~shared/schemas/fields'
 import { generatePassword } from '~server/auth/generated-password'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
+import type { Db } from '~server/db/types'
 import { findUserByEmail } from '~server/data/users'
 import { ExplainedError } from '~server/explained-error'
+import { ACTIVE_ADMINS_LOCK } from '~server/use-cases/admin-rules'
 
 /**
  * Accounts made by the operator rather than by registration: the first admin at start-up and
@@ -45,12 +48,30 @@ function checkedInput(input: { email: string; password?: string | undefined }): 
 
 export async function ensureAccount(ctx: AppContext, input: EnsureAccountInput): Promise<EnsureAccountResult> {
   const email = checkedInput(input)
-  const existing = await findUserByEmail(ctx.db, email)
-  const generatedPassword = !existing && input.password === undefined ? generatePassword() : undefined
+  const generatedPassword = input.password === undefined && !(await findUserByEmail(ctx.db, email)) ? generatePassword() : undefined
   const password = input.password ?? generatedPassword
   const passwordHash = password ? await ctx.hasher.hash(password) : undefined
+  const outcome = await writeAccount(ctx, email, input, passwordHash)
+  return { created: outcome === 'created', ...(generatedPassword ? { generatedPassword } : {}) }
+}
 
-  await commitChange(ctx, async (c) => {
+/**
+ * The account's row and its activity entry, in one transaction. Operator-made accounts are written
+ * one at a time, under the lock of changes to the active admins: two instances starting together
+ * on one database make the first administrator once (the second finds it), and neither trips
+ * over the other's row. With `unlessAnAdminIsActive`, nothing is written when one is (null).
+ */
+async function writeAccount(
+  ctx: AppContext,
+  email: string,
+  input: EnsureAccountInput,
+  passwordHash: string | undefined,
+  unlessAnAdminIsActive = false,
+): Promise<'created' | 'updated' | null> {
+  return commitChange(ctx, async (c) => {
+    await sql`SELECT pg_advisory_xact_lock(${ACTIVE_ADMINS_LOCK})`.execute(c.trx)
+    if (unlessAnAdminIsActive && (await anActiveAdmin(c.trx))) return null
+    const existing = await findUserByEmail(c.trx, email)
     if (existing) {
       await c.trx
         .updateTable('users')
@@ -64,7 +85,7 @@ export async function ensureAccount(ctx: AppContext, input: EnsureAccountInput):
         .where('id', '=', existing.id)
         .execute()
       await c.record({ userId: existing.id, kind: 'updated', activity: `Updated account to ${input.role}`, details: input.reason, ip: null })
-      return
+      return 'updated'
     }
     const created = await c.trx
       .insertInto('users')
@@ -81,8 +102,12 @@ export async function ensureAccount(ctx: AppContext, input: EnsureAccountInput):
       .returning('id')
       .executeTakeFirstOrThrow()
     await c.record({ userId: created.id, kind: 'registered', activity: 'Registered', details: input.reason, ip: null })
+    return 'created'
   })
-  return { created: !existing, ...(generatedPassword ? { generatedPassword } : {}) }
+}
+
+function anActiveAdmin(db: Db): Promise<{ id: string } | undefined> {
+  return db.selectFrom('users').select('id').where('role', '=', 'ADMIN').where('status', '=', 'ACTIVE').limit(1).executeTakeFirst()
 }
 
 function defaultName(role: Role): string {
@@ -123,10 +148,9 @@ export async function ensureFirstAdmin(ctx: AppContext): Promise<{ email: string
     }
     return { email: normalizeEmail(adminEmail) }
   }
-  const activeAdmin = await ctx.db.selectFrom('users').select('id').where('role', '=', 'ADMIN').where('status', '=', 'ACTIVE').limit(1).executeTakeFirst()
-  if (activeAdmin) return null
+  if (await anActiveAdmin(ctx.db)) return null
   const email = 'admin@localhost'
   const password = generatePassword()
-  await ensureAccount(ctx, { email, role: 'ADMIN', password, reason: 'First administrator, created at start-up' })
-  return { email, password }
+  const written = await writeAccount(ctx, email, { email, role: 'ADMIN', reason: 'First administrator, created at start-up' }, await ctx.hasher.hash(password), true)
+  return written ? { email, password } : null
 }
