@@ -6,7 +6,7 @@ import { CsrfTokens } from '~server/auth/csrf'
 import { DeviceTokens } from '~server/auth/device-tokens'
 import { PasswordHasher } from '~server/auth/password'
 import { TokenSealer } from '~server/auth/sealed-token'
-import type { Config } from '~server/config/env'
+import { type Config, configWarnings } from '~server/config/env'
 import { deriveKeys, loadOrCreateSecret } from '~server/config/secrets'
 import type { AppContext } from './context'
 import { type DataDirLock, ensureUsableDataDir, lockDataDir } from '~server/db/data-dir-lock'
@@ -104,7 +104,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     }
 
     const keys = deriveKeys(loadOrCreateSecret(config.authSecret, config.dataDir))
-    if (!config.rateLimit) log.warn('RATE_LIMIT=off: throttling is DISABLED. Use this only for tests.')
+    for (const warning of configWarnings(config)) log.warn(warning)
     const store = !config.rateLimit ? null : config.redisUrl ? new RedisRateLimitStore(config.redisUrl, options.redisPrefix) : new DatabaseRateLimitStore(database.db)
     const limiter = new RateLimiter(store, clock)
     closers.push(() => limiter.close())

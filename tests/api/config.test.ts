@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '~server/config/env'
+import { ConfigError, configWarnings, loadConfig } from '~server/config/env'
 
 /** The environment as `npm start` reads it (the README's configuration table). */
 describe('configuration', () => {
@@ -134,6 +134,17 @@ describe('configuration', () => {
         new ConfigError('Invalid configuration: TRUST_PROXY: must be addresses or CIDRs, comma-separated, such as 127.0.0.1 or 10.0.0.0/24'),
       )
     }
+  })
+
+  it('warns at start of what it allows but an operator should hear about: no throttling, production on plain http', () => {
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/accounts', AUTH_SECRET: 'a'.repeat(64), SMTP_URL: 'smtp://mail' }
+    expect(configWarnings(loadConfig({ ...production, APP_URL: 'https://accounts.example.com' }))).toEqual([])
+    expect(configWarnings(loadConfig({ ...production, APP_URL: 'http://localhost:3000' }))).toEqual([])
+    expect(configWarnings(loadConfig({ APP_URL: 'http://accounts.internal' }))).toEqual([])
+    expect(configWarnings(loadConfig({ ...production, APP_URL: 'http://accounts.internal' }))).toEqual([
+      'APP_URL is plain http (http://accounts.internal) with NODE_ENV=production: the session cookie goes without Secure, readable on the network, and browsers offer no passkeys there. Serve it over HTTPS (docs/deploying.md) and set APP_URL to its https:// address.',
+    ])
+    expect(configWarnings(loadConfig({ RATE_LIMIT: 'off' }))).toEqual(['RATE_LIMIT=off: throttling is DISABLED. Use this only for tests.'])
   })
 
   it('refuses production without the four settings a deployment needs, naming the missing ones', () => {

@@ -151,6 +151,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
 }
 
+/** What a configuration allows but its operator should hear about at every start, a sentence each. */
+export function configWarnings(config: Config): string[] {
+  const warnings: string[] = []
+  if (!config.rateLimit) warnings.push('RATE_LIMIT=off: throttling is DISABLED. Use this only for tests.')
+  const appUrl = new URL(config.appUrl)
+  if (config.env === 'production' && appUrl.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(appUrl.hostname)) {
+    warnings.push(
+      `APP_URL is plain http (${appUrl.origin}) with NODE_ENV=production: the session cookie goes without Secure, readable on the network, and browsers offer no passkeys there. Serve it over HTTPS (docs/deploying.md) and set APP_URL to its https:// address.`,
+    )
+  }
+  return warnings
+}
+
 /** A name as an address's display name: quoted when it holds more than letters, digits and spaces. */
 function senderName(name: string): string {
   return /^[\p{L}\p{N} ]+$/u.test(name) ? name : `"${name.replace(/["\\]/g, '\\$&')}"`
