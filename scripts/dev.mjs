@@ -4,8 +4,10 @@ import { spawn } from 'node:child_process'
 import net from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { preflight } from './preflight.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+preflight(root)
 const bin = (pkg, file) => path.join(root, 'node_modules', pkg, file)
 
 /** Whether something on this machine accepts connections on the port (IPv4 or IPv6 loopback). */

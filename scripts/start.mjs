@@ -4,8 +4,10 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { preflight } from './preflight.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+preflight(root)
 const stamp = path.join(root, 'dist', 'web', 'index.html')
 const sources = ['src/web', 'src/shared', 'index.html', 'vite.config.ts', 'public'].map((p) => path.join(root, p))
 

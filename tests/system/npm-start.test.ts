@@ -7,7 +7,10 @@ import { dataFolders, type ServerProcess, spawnServer, stopServer, withTimeout }
 import { ROOT } from '../support/server-process'
 
 /**
- * `npm start` builds the web app when its bundle is missing or older than its sources. Instances
+ * `npm start` (scripts/start.mjs) first checks what it needs: a Node.js the product runs on and
+ * the dependencies installed, each missing one said in a sentence instead of a module error.
+ *
+ * Then it builds the web app when its bundle is missing or older than its sources. Instances
  * started together from one folder (two on a host behind one proxy, restarted after an upgrade)
  * build it once: the others wait for that build instead of emptying dist/web under it. A build
  * lock left by a start that was killed is taken over.
@@ -32,6 +35,28 @@ function deadPid(): number {
   const { pid } = spawnSync(process.execPath, ['-e', ''])
   return pid!
 }
+
+describe('npm start before anything else', () => {
+  it('says to run npm ci when the dependencies are not installed, instead of a module error', () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-uninstalled-'))
+    copies.push(folder)
+    for (const entry of ['scripts', 'package.json']) fs.cpSync(path.join(ROOT, entry), path.join(folder, entry), { recursive: true })
+    const run = spawnSync(process.execPath, ['scripts/start.mjs'], { cwd: folder, encoding: 'utf8', timeout: 30_000 })
+    expect(run.status).toBe(1)
+    expect(run.stderr).toContain('Cannot start: its dependencies are not installed. Run `npm ci` first, then start again.')
+  })
+
+  it("refuses a Node.js older than package.json's engines (Debian 12's own is 18), naming both", () => {
+    const problem = (version: string) => {
+      const code = `import(${JSON.stringify(path.join(ROOT, 'scripts', 'preflight.mjs'))}).then((m) => console.log(JSON.stringify(m.preflightProblem(${JSON.stringify(ROOT)}, ${JSON.stringify(version)}))))`
+      return JSON.parse(spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' }).stdout) as string | null
+    }
+    expect(problem('18.20.8')).toBe('this is Node.js 18.20.8, and the product needs 20.19 or later (24 LTS is the one to use)')
+    expect(problem('20.18.3')).toBe('this is Node.js 20.18.3, and the product needs 20.19 or later (24 LTS is the one to use)')
+    expect(problem('20.19.0')).toBeNull()
+    expect(problem(process.versions.node)).toBeNull()
+  })
+})
 
 describe('npm start in a folder whose web app is not built', () => {
   it('builds it once when two start together, over a lock left by a killed start, and both serve it', async () => {
