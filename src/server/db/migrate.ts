@@ -1,4 +1,5 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
+import { ExplainedError } from '~server/explained-error'
 import * as accounts from '~server/db/migrations/0001_accounts'
 import * as listsAndPictures from '~server/db/migrations/0002_lists_and_pictures'
 import * as refreshRotationFunction from '~server/db/migrations/0003_refresh_rotation_function'
@@ -38,6 +39,9 @@ const migrations: Record<string, Migration> = {
   '0017_sign_ups_by_day': signUpsByDay,
 }
 
+/** A database that a newer release has migrated: this one does not know its schema. */
+export class SchemaFromNewerReleaseError extends ExplainedError {}
+
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations }
 
 /** Brings the schema up to the named migration only (tests of a migration's effect on older data). */
@@ -48,6 +52,7 @@ export async function migrateUpTo<DB>(db: Kysely<DB>, name: string): Promise<voi
 
 /** Brings the schema up to date. Safe with several instances starting at once (Kysely locks). */
 export async function migrateToLatest<DB>(db: Kysely<DB>): Promise<void> {
+  await refuseSchemaFromNewerRelease(db)
   const migrator = new Migrator({ db, provider: migrationProvider })
   const { error, results } = await migrator.migrateToLatest()
   const failed = results?.find((r) => r.status === 'Error')
@@ -55,4 +60,21 @@ export async function migrateToLatest<DB>(db: Kysely<DB>): Promise<void> {
     const reason = error instanceof Error ? error.message : String(error ?? '')
     throw new Error(`Database migration${failed ? ` ${failed.migrationName}` : ''} failed: ${reason}`)
   }
+}
+
+/**
+ * Going back to an older release after a newer one migrated the database (a rollback of an
+ * upgrade): the older code would run on tables it does not know. Refused in a sentence, before
+ * anything is changed, where the migrator said only "corrupted migrations".
+ */
+async function refuseSchemaFromNewerRelease<DB>(db: Kysely<DB>): Promise<void> {
+  const table = await sql<{ present: boolean }>`SELECT to_regclass('kysely_migration') IS NOT NULL AS present`.execute(db)
+  if (!table.rows[0]?.present) return // a new database
+  const { rows } = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db)
+  const unknown = rows.map((row) => row.name).filter((name) => !(name in migrations))
+  if (unknown.length === 0) return
+  throw new SchemaFromNewerReleaseError(
+    `The database was migrated by a newer release (${unknown.sort().join(', ')}, which this one does not know), so this release cannot run on it. ` +
+      'Start the newer release again, or restore the backup taken before the upgrade. Nothing was changed.',
+  )
 }
