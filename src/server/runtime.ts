@@ -1,5 +1,4 @@
 import pino, { type Logger } from 'pino'
-import { sql } from 'kysely'
 import { AccessTokens } from '~server/auth/access-token'
 import { type Clock, systemClock } from '~server/clock'
 import { CsrfTokens } from '~server/auth/csrf'
@@ -10,7 +9,7 @@ import { type Config, configWarnings } from '~server/config/env'
 import { deriveKeys, loadOrCreateSecret } from '~server/config/secrets'
 import type { AppContext } from './context'
 import { type DataDirLock, ensureUsableDataDir, lockDataDir } from '~server/db/data-dir-lock'
-import { type DatabaseHandle, openDatabase, unusableDatabase } from '~server/db/database'
+import { type DatabaseHandle, openDatabase, probeDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
 import { loggerOptions } from '~server/http/logging'
 import { NO_COLOURS, readableDestination, TERMINAL_COLOURS } from '~server/http/readable-log'
@@ -93,13 +92,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         })
       }
       closers.push(() => database!.close())
-      if (config.databaseUrl) {
-        const url = config.databaseUrl
-        // Said in a sentence (`Cannot start: …`): nobody answering, no such database, the user refused.
-        await sql`SELECT 1`.execute(database.db).catch((error: unknown) => {
-          throw unusableDatabase(error, url, 'DATABASE_URL')
-        })
-      }
+      // Said in a sentence (`Cannot start: …`): nobody answering, no such database, the user refused.
+      if (config.databaseUrl) await probeDatabase(database.db, config.databaseUrl, 'DATABASE_URL')
       await migrateToLatest(database.db)
     }
 

@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { loadConfig } from '~server/config/env'
 import { lockDataDir } from '~server/db/data-dir-lock'
-import { openDatabase, unusableDatabase } from '~server/db/database'
+import { openDatabase, probeDatabase } from '~server/db/database'
 import { ExplainedError } from '~server/explained-error'
 import { migrateToLatest } from '~server/db/migrate'
 import type { Database } from '~server/db/types'
@@ -361,9 +361,7 @@ async function main(): Promise<void> {
   if (url) {
     const db = openLoaderDatabase(url)
     try {
-      await sql`SELECT 1`.execute(db).catch((error: unknown) => {
-        throw unusableDatabase(error, url, 'DATABASE_URL')
-      })
+      await probeDatabase(db, url, 'DATABASE_URL')
       await seedDatabase(db, { users, activities })
     } finally {
       await db.destroy()

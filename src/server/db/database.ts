@@ -3,7 +3,7 @@ import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { pglitePoolConfig } from './pglite-connection'
 import { preparingPool, READ_TIMEOUT_MESSAGE } from './prepared'
@@ -134,6 +134,16 @@ export function unusableDatabase(error: unknown, url: string, setting: string): 
     return new DatabaseStartError(`No PostgreSQL server answers at ${server} (${setting}): ${reason}. Start it, or correct ${setting}.`)
   }
   return new DatabaseStartError(`The database ${server}${parsed.pathname} (${setting}) cannot be used: ${reason}.`)
+}
+
+/**
+ * One round trip before a PostgreSQL database is used at all, so that a DATABASE_URL (or another
+ * setting, named by `setting`) that cannot be used is said in a sentence (`unusableDatabase`).
+ */
+export async function probeDatabase(db: Kysely<Database>, url: string, setting: string): Promise<void> {
+  await sql`SELECT 1`.execute(db).catch((error: unknown) => {
+    throw unusableDatabase(error, url, setting)
+  })
 }
 
 /** True for errors meaning the database cannot be reached right now (answered with 503). */
