@@ -3,6 +3,7 @@ import path from 'node:path'
 import { buildApp } from './app'
 import { loadConfig } from '~server/config/env'
 import { webBuildDir } from '~server/config/paths'
+import { isLoopbackHost } from '~shared/loopback'
 import { checkFirstAdminSettings, ensureFirstAdmin } from '~server/use-cases/ensure-account'
 import { ExplainedError } from '~server/explained-error'
 import { type Runtime, startRuntime } from './runtime'
@@ -14,8 +15,6 @@ import { type Runtime, startRuntime } from './runtime'
  */
 const SHUTDOWN_TIMEOUT_MS = 10_000
 
-const isLoopback = (host: string) => ['127.0.0.1', 'localhost', '::1'].includes(host) || host.startsWith('127.')
-
 async function main(): Promise<void> {
   const config = loadConfig()
   checkFirstAdminSettings(config)
@@ -24,7 +23,7 @@ async function main(): Promise<void> {
 
   const webDir = webBuildDir()
   const hasWeb = fs.existsSync(path.join(webDir, 'index.html'))
-  const outboxPage = config.env !== 'production' && runtime.mailTransport.kind === 'outbox' && isLoopback(config.host)
+  const outboxPage = config.env !== 'production' && runtime.mailTransport.kind === 'outbox' && isLoopbackHost(config.host)
   const app = await buildApp(ctx, { ...(hasWeb ? { webDir } : {}), outboxPage })
 
   let stopping = false
@@ -67,10 +66,10 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port
   // One address to open, the one every e-mailed link uses (APP_URL); the server's own address
   // (127.0.0.1 by default) is given as a port and an interface, not as a second address.
-  const here = isLoopback(config.host) ? `http://localhost:${port}` : `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`
+  const here = isLoopbackHost(config.host) ? `http://localhost:${port}` : `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`
   const appUrl = new URL(config.appUrl)
-  const servedHere = appUrl.port === String(port) && isLoopback(appUrl.hostname.replace(/^\[|\]$/g, ''))
-  const where = isLoopback(config.host) ? 'this machine only' : `interface ${config.host}`
+  const servedHere = appUrl.port === String(port) && isLoopbackHost(appUrl.hostname)
+  const where = isLoopbackHost(config.host) ? 'this machine only' : `interface ${config.host}`
   const lines = [
     '',
     `${config.appName} is listening on port ${port} (${where}). Open ${config.appUrl}`,

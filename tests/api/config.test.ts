@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, configWarnings, loadConfig } from '~server/config/env'
+import { isLoopbackHost } from '~shared/loopback'
 
 /** The environment as `npm start` reads it (the README's configuration table). */
 describe('configuration', () => {
@@ -140,6 +141,8 @@ describe('configuration', () => {
     const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/accounts', AUTH_SECRET: 'a'.repeat(64), SMTP_URL: 'smtp://mail' }
     expect(configWarnings(loadConfig({ ...production, APP_URL: 'https://accounts.example.com' }))).toEqual([])
     expect(configWarnings(loadConfig({ ...production, APP_URL: 'http://localhost:3000' }))).toEqual([])
+    expect(configWarnings(loadConfig({ ...production, APP_URL: 'http://[::1]:3000' }))).toEqual([])
+    expect(configWarnings(loadConfig({ ...production, APP_URL: 'http://127.0.0.2:3000' }))).toEqual([])
     expect(configWarnings(loadConfig({ APP_URL: 'http://accounts.internal' }))).toEqual([])
     expect(configWarnings(loadConfig({ ...production, APP_URL: 'http://accounts.internal' }))).toEqual([
       'APP_URL is plain http (http://accounts.internal) with NODE_ENV=production: the session cookie goes without Secure, readable on the network, and browsers offer no passkeys there. Serve it over HTTPS (docs/deploying.md) and set APP_URL to its https:// address.',
@@ -155,5 +158,15 @@ describe('configuration', () => {
 
   it('refuses an idle life longer than the absolute one', () => {
     expect(() => loadConfig({ REFRESH_TOKEN_TTL: '10', REFRESH_TOKEN_MAX_AGE: '5' })).toThrow('REFRESH_TOKEN_TTL cannot be longer than REFRESH_TOKEN_MAX_AGE.')
+  })
+})
+
+/** This machine's names (src/shared/loopback.ts): the outbox page, the start-up lines and the plain-http warning ask the same question. */
+describe('loopback hosts', () => {
+  it('are the loopback names and 127.0.0.0/8, bare or bracketed, in any case', () => {
+    for (const host of ['localhost', 'LOCALHOST', '127.0.0.1', '127.1.2.3', '::1', '[::1]']) expect(isLoopbackHost(host), host).toBe(true)
+    for (const host of ['0.0.0.0', '::', '[::]', '10.0.0.1', '127.example.com', '127.0.0.1.nip.io', 'localhost.example.com', 'accounts.internal', '']) {
+      expect(isLoopbackHost(host), host).toBe(false)
+    }
   })
 })

@@ -2,6 +2,7 @@ import net from 'node:net'
 import path from 'node:path'
 import { z } from 'zod'
 import { ExplainedError } from '~server/explained-error'
+import { isLoopbackHost } from '~shared/loopback'
 
 /**
  * The environment, parsed once at boot (the README's configuration table). Everything is
@@ -156,7 +157,7 @@ export function configWarnings(config: Config): string[] {
   const warnings: string[] = []
   if (!config.rateLimit) warnings.push('RATE_LIMIT=off: throttling is DISABLED. Use this only for tests.')
   const appUrl = new URL(config.appUrl)
-  if (config.env === 'production' && appUrl.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(appUrl.hostname)) {
+  if (config.env === 'production' && appUrl.protocol === 'http:' && !isLoopbackHost(appUrl.hostname)) {
     warnings.push(
       `APP_URL is plain http (${appUrl.origin}) with NODE_ENV=production: the session cookie goes without Secure, readable on the network, and browsers offer no passkeys there. Serve it over HTTPS (docs/deploying.md) and set APP_URL to its https:// address.`,
     )

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { LOOPBACK_HOSTNAMES } from '~shared/loopback'
 import { misdirectedRequest } from './errors'
 
 /**
@@ -12,8 +13,6 @@ import { misdirectedRequest } from './errors'
  * Behind a proxy named in TRUST_PROXY, the host the proxy forwards (`X-Forwarded-Host`) is the one
  * the browser asked for, and is the one checked (Fastify's `request.host`).
  */
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]']
-
 /** The host name of a Host header value, lower case, IPv6 in brackets; null when it is not one. */
 export function hostNameOf(host: string): string | null {
   const match = /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::(\d{1,5}))?$/i.exec(host)
@@ -22,7 +21,7 @@ export function hostNameOf(host: string): string | null {
 }
 
 export function allowedHostNames(appUrl: string, extra: readonly string[] = []): ReadonlySet<string> {
-  return new Set([new URL(appUrl).hostname.toLowerCase(), ...LOOPBACK_NAMES, ...extra.map((name) => name.toLowerCase())])
+  return new Set([new URL(appUrl).hostname.toLowerCase(), ...LOOPBACK_HOSTNAMES, ...extra.map((name) => name.toLowerCase())])
 }
 
 export function registerHostCheck(app: FastifyInstance, appUrl: string, extra: readonly string[] = []): void {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ROLES } from '../constants'
+import { LOOPBACK_HOSTNAMES } from '../loopback'
 
 /**
  * The applications that sign people in with Accounts (OpenID Connect clients, contract section 9),
@@ -13,8 +14,6 @@ export const APPLICATION_URIS_MAX = 20
 export const APPLICATION_URI_MAX = 2000
 export const APPLICATION_TYPES = ['confidential', 'public'] as const
 export type ApplicationType = (typeof APPLICATION_TYPES)[number]
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 
 export const applicationMessages = {
   nameRequired: 'Application name is required',
@@ -76,7 +75,7 @@ function uriField(label: (typeof URI_LABELS)[number]) {
         return
       }
       if (value.includes('#')) ctx.addIssue({ code: 'custom', message: m.fragment })
-      if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) ctx.addIssue({ code: 'custom', message: m.scheme })
+      if (url.protocol === 'http:' && !LOOPBACK_HOSTNAMES.includes(url.hostname)) ctx.addIssue({ code: 'custom', message: m.scheme })
       if (url.username !== '' || url.password !== '') ctx.addIssue({ code: 'custom', message: m.credentials })
     })
 }
