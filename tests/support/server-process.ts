@@ -167,14 +167,21 @@ export interface CommandRun {
   output: string
 }
 
-/** Runs one of the package's commands (`src/server/cli/seed.ts` for `npm run db:seed`, …) as the command line does (node and tsx, no npm), with only these settings. */
-export function runCommand(script: string, env: Record<string, string>, args: string[] = []): Promise<CommandRun> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', EXIT_WITH_PARENT, script, ...args], {
+/**
+ * Runs one of the package's commands (`src/server/cli/seed.ts` for `npm run db:seed`, …) as the
+ * command line does (node and tsx, no npm), with only these settings. With `input`, that is its
+ * standard input, whole (as `printf … | npm run …` gives it), instead of the pipe whose end tells it
+ * that this test run is gone: a command that reads its input is over soon after.
+ */
+export function runCommand(script: string, env: Record<string, string>, args: string[] = [], options: { input?: string } = {}): Promise<CommandRun> {
+  const watchParent = options.input === undefined ? ['--import', EXIT_WITH_PARENT] : []
+  const child = spawn(process.execPath, ['--import', 'tsx', ...watchParent, script, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
-    // stdin: the pipe whose end tells the command that this test run is gone.
+    // stdin: the pipe whose end tells the command that this test run is gone, or its input.
     stdio: ['pipe', 'pipe', 'pipe'],
   })
+  if (options.input !== undefined) child.stdin.end(options.input)
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))

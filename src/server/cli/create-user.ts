@@ -6,12 +6,17 @@ import { AccountInputError, ensureAccount } from '~server/use-cases/ensure-accou
 import { startRuntime } from '~server/runtime'
 
 /**
- * `npm run user:create -- --email someone@example.com --role ADMIN [--name "Full Name"] [--password ...]`
- * Makes sure the account exists with that role, ACTIVE and verified. Without --password a new
- * account gets a random one, printed once. Uses the same configuration as `npm start`; with the
+ * `npm run user:create -- --email someone@example.com --role ADMIN [--name "Full Name"] [--password-stdin | --password ...]`
+ * Makes sure the account exists with that role, ACTIVE and verified. Without a password a new
+ * account gets a random one, printed once. `--password-stdin` reads it from a pipe, where no
+ * process list or shell history sees it (as `docker login` does); `--password` puts it on the
+ * command line, for a throwaway machine. Uses the same configuration as `npm start`; with the
  * embedded database the server must be stopped first (one process per data directory).
  */
-const usage = 'Usage: npm run user:create -- --email <address> [--role ADMIN|DEVELOPER|MODERATOR|CLIENT] [--name <name>] [--password <password>]'
+const usage =
+  'Usage: npm run user:create -- --email <address> [--role ADMIN|DEVELOPER|MODERATOR|CLIENT] [--name <name>] [--password-stdin | --password <password>]\n' +
+  '  --password-stdin  read the password from standard input: printf \'%s\\n\' "$PASSWORD" | npm run user:create -- --email <address> --password-stdin\n' +
+  '  (without a password, a new account gets a generated one, printed once)'
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -20,6 +25,7 @@ async function main(): Promise<void> {
       role: { type: 'string', default: 'CLIENT' },
       name: { type: 'string' },
       password: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   })
@@ -31,6 +37,8 @@ async function main(): Promise<void> {
   if (!email.success) throw new AccountInputError(`"${values.email}" is not a valid email address.`)
   const role = values.role!.toUpperCase() as Role
   if (!ROLES.includes(role)) throw new AccountInputError(`Unknown role "${values.role}". ${usage}`)
+  if (values['password-stdin'] && values.password !== undefined) throw new AccountInputError('Give the password once: --password-stdin or --password, not both.')
+  const password = values['password-stdin'] ? await passwordFromStdin() : values.password
 
   const runtime = await startRuntime(loadConfig(), { background: false })
   try {
@@ -38,7 +46,7 @@ async function main(): Promise<void> {
       email: email.data,
       role,
       ...(values.name ? { name: values.name } : {}),
-      ...(values.password ? { password: values.password } : {}),
+      ...(password !== undefined ? { password } : {}),
       reason: 'Created from the command line',
     })
     console.log(`${result.created ? 'Created' : 'Updated'} ${email.data}: ${role}, ACTIVE, email verified.`)
@@ -46,6 +54,18 @@ async function main(): Promise<void> {
   } finally {
     await runtime.close()
   }
+}
+
+/** The first line of standard input, which must be a pipe or a file: typed at a terminal, it would show on the screen. */
+async function passwordFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) {
+    throw new AccountInputError('--password-stdin reads the password from a pipe or a file, not from the terminal. Leave it out to have one generated and printed once.')
+  }
+  let input = ''
+  for await (const chunk of process.stdin) input += String(chunk)
+  const password = input.split(/\r?\n/)[0]!
+  if (password === '') throw new AccountInputError('--password-stdin found no password on standard input.')
+  return password
 }
 
 main().catch((error: unknown) => {
