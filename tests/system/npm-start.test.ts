@@ -22,6 +22,7 @@ afterAll(() => copies.forEach((dir) => fs.rmSync(dir, { recursive: true, force: 
 /** This project's sources without a built web app, its node_modules shared. */
 function unbuiltCopy(): string {
   const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-unbuilt-'))
+  fs.chmodSync(copy, 0o755)
   copies.push(copy)
   for (const entry of ['src', 'public', 'scripts', 'index.html', 'vite.config.ts', 'tsconfig.json', 'package.json', '.gitignore']) {
     fs.cpSync(path.join(ROOT, entry), path.join(copy, entry), { recursive: true })
@@ -59,6 +60,30 @@ describe('npm start before anything else', () => {
 })
 
 describe('npm start in a folder whose web app is not built', () => {
+  it('says to run npm run build when the user it runs as may not build there (a read-only release folder)', () => {
+    const root = unbuiltCopy()
+    // Root may write anywhere: the start runs as `nobody`, with a copy of this Node.js it may run
+    // (this one can be in root's home). Anyone else: a folder of their own made read-only.
+    const asRoot = process.getuid?.() === 0
+    let node = process.execPath
+    if (asRoot) {
+      node = path.join(root, 'node')
+      fs.copyFileSync(process.execPath, node)
+      fs.chmodSync(node, 0o755)
+    }
+    fs.chmodSync(root, 0o555)
+    try {
+      const run = spawnSync(node, ['scripts/start.mjs'], { cwd: root, encoding: 'utf8', timeout: 30_000, ...(asRoot ? { uid: 65534, gid: 65534 } : {}) })
+      expect(run.stderr, run.stdout).toContain(
+        `Cannot start: the web app in ${path.join(root, 'dist', 'web')} is missing or older than its sources, and this user may not build it there. Run \`npm run build\` as the owner of this folder (once per release), then start again.`,
+      )
+      expect(run.status).toBe(1)
+      expect(fs.existsSync(path.join(root, 'dist'))).toBe(false)
+    } finally {
+      fs.chmodSync(root, 0o755)
+    }
+  })
+
   it('builds it once when two start together, over a lock left by a killed start, and both serve it', async () => {
     const root = unbuiltCopy()
     const lock = path.join(root, 'dist', '.web-build.lock')
