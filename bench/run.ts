@@ -13,10 +13,12 @@
  *   passkeys  passkey sign-ins per second beside password sign-ins
  *   oidc   Sign in with Accounts: refresh grants and code exchanges per second, UserInfo latency, on PGlite and PostgreSQL
  *
- * BENCH_DATABASE_URL names the PostgreSQL server (default: the local one).
+ * BENCH_DATABASE_URL names the PostgreSQL server (default: the local one); one that cannot be used is
+ * said before any benchmark starts.
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { benchDatabaseProblem } from './support/server'
 
 const available = ['auth', 'lists', 'web', 'load', 'enumeration', 'peers', 'two-factor', 'passkeys', 'sessions', 'oidc'] as const
 type BenchName = (typeof available)[number]
@@ -27,6 +29,21 @@ for (const name of names) {
   if (!available.includes(name)) {
     console.error(`Unknown benchmark "${name}". Available: ${available.join(', ')}`)
     process.exit(2)
+  }
+}
+
+// Every benchmark but the bundle sizes makes databases of its own on a PostgreSQL server: one that
+// cannot be used is said before any starts, instead of a connection error's stack.
+const needsNoDatabase: BenchName[] = ['web']
+if (names.some((name) => !needsNoDatabase.includes(name))) {
+  const problem = await benchDatabaseProblem()
+  if (problem) {
+    console.error(
+      `Cannot run the benchmarks: ${problem}\n` +
+        'They make databases of their own on a PostgreSQL server (BENCH_DATABASE_URL, by default postgres://postgres@127.0.0.1:5432/postgres), ' +
+        'as a user who may create databases. `npm run bench -- web` needs none.',
+    )
+    process.exit(1)
   }
 }
 

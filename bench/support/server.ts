@@ -4,13 +4,32 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { openDatabase } from '~server/db/database'
+import { openDatabase, unusableDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
 import { freePort, startServer as startProcess, stopServer } from '../../tests/support/server-process'
 
 /** Helpers shared by the benchmarks: a scratch PostgreSQL database and the real server process. */
 
 export const benchServerUrl = () => process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+/**
+ * What keeps the benchmarks from using the PostgreSQL server of BENCH_DATABASE_URL, in a sentence
+ * (a machine without PostgreSQL, a wrong address or user): null when it answers. Its `postgres`
+ * database is asked, since the database the setting names may be one a benchmark creates (lists).
+ */
+export async function benchDatabaseProblem(): Promise<string | null> {
+  const url = databaseUrl(benchServerUrl(), 'postgres')
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 })
+  try {
+    await client.connect()
+    await client.query('SELECT 1')
+    return null
+  } catch (error) {
+    return unusableDatabase(error, url, 'BENCH_DATABASE_URL').message
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
 
 export function databaseUrl(base: string, name: string): string {
   const url = new URL(base)
