@@ -6,6 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
+import { SETTING_NAMES } from '~server/config/env'
 
 /**
  * The real server as `npm start` runs it (`node --import tsx src/server/main.ts`), in a process of
@@ -17,7 +18,11 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const READY = /is listening on port \d+/
 
 export interface SpawnOptions {
-  /** Pass this process's environment on (benchmarks, browser tests); by default only PATH and HOME. */
+  /**
+   * Pass this process's environment on (benchmarks, browser tests), without the product's own
+   * settings: the caller gives those it means, and an APP_NAME or ACCESS_TOKEN_TTL left in the shell
+   * that runs `npm test` changes nothing. By default only PATH and HOME.
+   */
   inheritEnv?: boolean
   /** Options for node itself, before the script (e.g. --cpu-prof). */
   nodeArgs?: string[]
@@ -82,6 +87,11 @@ export async function killStrayServers(): Promise<void> {
   )
 }
 
+/** An environment without the variables the server reads its configuration from. */
+export function withoutSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !SETTING_NAMES.includes(name)))
+}
+
 /** Starts the server process; `ready` resolves once it listens, or rejects when it exits first. */
 export async function spawnServer(env: Record<string, string>, options: SpawnOptions = {}): Promise<{ process: ServerProcess; ready: Promise<void> }> {
   const port = Number(env.PORT ?? (await freePort()))
@@ -94,7 +104,7 @@ export async function spawnServer(env: Record<string, string>, options: SpawnOpt
     {
       cwd: options.root ?? ROOT,
       env: {
-        ...(options.inheritEnv ? process.env : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir() }),
+        ...(options.inheritEnv ? withoutSettings(process.env) : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir() }),
         PORT: String(port),
         HOST: '127.0.0.1',
         RATE_LIMIT: 'off',

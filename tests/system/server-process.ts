@@ -10,7 +10,18 @@ import { PGLITE_EXTENSIONS } from '~server/db/database'
 
 /** What the whole-process tests share, beside the server process itself (tests/support/server-process.ts). */
 
-export { type CommandRun, freePort, killStrayServers, runCommand, type ServerProcess, spawnServer, startServer, stopServer, withTimeout } from '../support/server-process'
+export {
+  type CommandRun,
+  freePort,
+  killStrayServers,
+  runCommand,
+  type ServerProcess,
+  spawnServer,
+  startServer,
+  stopServer,
+  withoutSettings,
+  withTimeout,
+} from '../support/server-process'
 
 /**
  * The database a whole-process test of the stored data runs on, as every suite does: the embedded

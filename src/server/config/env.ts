@@ -122,6 +122,9 @@ export type Config = { [K in keyof Settings]: z.output<Settings[K]['schema']> } 
 /** The variables production cannot do without. */
 const REQUIRED_IN_PRODUCTION = ['databaseUrl', 'authSecret', 'appUrl', 'smtpUrl'] as const satisfies readonly (keyof Settings)[]
 
+/** The environment variables the server reads its configuration from (the README's configuration table). */
+export const SETTING_NAMES: readonly string[] = Object.values(SETTINGS).map(({ variable }) => variable)
+
 const envSchema = z.object(Object.fromEntries(Object.values(SETTINGS).map(({ variable, schema }) => [variable, schema])))
 
 export class ConfigError extends ExplainedError {}
