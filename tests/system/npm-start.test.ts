@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { dataFolders, type ServerProcess, spawnServer, stopServer, withTimeout } from './server-process'
+import { ensureWebApp } from '../../scripts/web-build.mjs'
 import { ROOT } from '../support/server-process'
 
 /**
@@ -11,9 +12,10 @@ import { ROOT } from '../support/server-process'
  * the dependencies installed, each missing one said in a sentence instead of a module error.
  *
  * Then it builds the web app when its bundle is missing or older than its sources. Instances
- * started together from one folder (two on a host behind one proxy, restarted after an upgrade)
- * build it once: the others wait for that build instead of emptying dist/web under it. A build
- * lock left by a start that was killed is taken over.
+ * started together from one folder (two on a host behind one proxy, restarted after an upgrade),
+ * and the browser tests' setup run beside them, build it once: the others wait for that build
+ * instead of emptying dist/web under it (scripts/web-build.mjs). A build lock left by a start that
+ * was killed is taken over.
  */
 const folder = dataFolders()
 const copies: string[] = []
@@ -84,7 +86,7 @@ describe('npm start in a folder whose web app is not built', () => {
     }
   })
 
-  it('builds it once when two start together, over a lock left by a killed start, and both serve it', async () => {
+  it('builds it once when two start together with the browser tests, over a lock left by a killed start, and both serve it', async () => {
     const root = unbuiltCopy()
     const lock = path.join(root, 'dist', '.web-build.lock')
     fs.mkdirSync(path.dirname(lock))
@@ -94,9 +96,13 @@ describe('npm start in a folder whose web app is not built', () => {
     try {
       const starts = await Promise.all([0, 1].map(() => spawnServer({ DATA_DIR: folder('prepared') }, { root, script: 'scripts/start.mjs' })))
       servers.push(...starts.map(({ process }) => process))
-      await withTimeout(Promise.all(starts.map(({ ready }) => ready)), 150_000, () => servers.map((server) => server.output()).join('\n---\n'))
+      // What the browser tests' setup runs (tests/e2e/support/web-build.ts), in a terminal beside them.
+      const testsSaid: string[] = []
+      const testsBuild = ensureWebApp(root, { log: (line) => testsSaid.push(line), stdio: 'pipe' })
+      await withTimeout(Promise.all([...starts.map(({ ready }) => ready), testsBuild]), 150_000, () => servers.map((server) => server.output()).join('\n---\n'))
+      expect(await testsBuild).not.toHaveProperty('failed')
 
-      const outputs = servers.map((server) => server.output())
+      const outputs = [...servers.map((server) => server.output()), testsSaid.join('\n')]
       expect(
         outputs.filter((output) => output.includes('Building the web app')),
         outputs.join('\n---\n'),

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 const root = path.resolve(import.meta.dirname, '../..')
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
 
-const RUNTIME_SOURCES = ['src/server', 'src/shared', 'src/web', 'scripts/start.mjs', 'scripts/preflight.mjs', 'vite.config.ts']
+const RUNTIME_SOURCES = ['src/server', 'src/shared', 'src/web', 'scripts/start.mjs', 'scripts/preflight.mjs', 'scripts/web-build.mjs', 'vite.config.ts']
 /** Type-only imports vanish from the output (verbatimModuleSyntax keeps `import { type X }`, so it counts). */
 const IMPORT = /^\s*(?:import(?!\s+type\s)[^'"]*?from\s*|import\s*|export(?!\s+type\s)[^'"]*?from\s*)['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm
 

@@ -18,8 +18,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<void> {
-  const build = () => project.provide('webBuildError', buildWebApp())
-  build()
+  const build = async () => project.provide('webBuildError', await buildWebApp())
+  await build()
   project.onTestsRerun(build)
   try {
     project.provide('chromium', await resolveChromium())

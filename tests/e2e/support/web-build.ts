@@ -1,33 +1,24 @@
-import { spawnSync } from 'node:child_process'
-import fs from 'node:fs'
 import path from 'node:path'
+import { ensureWebApp } from '../../../scripts/web-build.mjs'
 
-/** The project root and the production web bundle the server serves. */
+/** The project root. */
 export const root = path.resolve(import.meta.dirname, '..', '..', '..')
-export const webDir = path.join(root, 'dist', 'web')
-const SOURCES = ['src/web', 'src/shared', 'index.html', 'vite.config.ts', 'public']
-
-function newestMtime(target: string): number {
-  if (!fs.existsSync(target)) return 0
-  const stat = fs.statSync(target)
-  if (!stat.isDirectory()) return stat.mtimeMs
-  return fs.readdirSync(target).reduce((newest, name) => Math.max(newest, newestMtime(path.join(target, name))), stat.mtimeMs)
-}
 
 /**
- * Builds the web app when its bundle is missing or older than its sources (as `npm start` does).
- * Returns why the build failed, or null. Run by the browser tests' global setup alone: two builds
- * at once would empty the folder a running server serves from.
+ * Builds the web app when its bundle is missing or older than its sources, as `npm start` does and
+ * with its lock (scripts/web-build.mjs): an `npm start` building in this folder at the same moment
+ * is waited for, not built over. Returns why the build failed, or null. Run by the browser tests'
+ * global setup alone.
  */
-export function buildWebApp(): string | null {
-  const stamp = path.join(webDir, 'index.html')
-  const newest = Math.max(...SOURCES.map((source) => newestMtime(path.join(root, source))))
-  if (fs.existsSync(stamp) && fs.statSync(stamp).mtimeMs >= newest) return null
-  const build = spawnSync(process.execPath, [path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], {
-    cwd: root,
-    encoding: 'utf8',
+export async function buildWebApp(): Promise<string | null> {
+  const build = await ensureWebApp(root, {
+    log: () => undefined,
+    stdio: 'pipe',
+    viteArgs: ['--logLevel', 'warn'],
     // The test runner sets NODE_ENV=test, which would give React's development build.
     env: { ...process.env, NODE_ENV: 'production' },
   })
-  return build.status === 0 ? null : `vite build failed:\n${build.stdout}\n${build.stderr}`
+  if ('unwritable' in build) return `the web app in ${path.join(root, 'dist', 'web')} is out of date and this user may not build it there: run npm run build`
+  if ('failed' in build) return `vite build failed:\n${build.output}`
+  return null
 }
