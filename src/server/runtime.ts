@@ -26,6 +26,9 @@ import { DatabaseRateLimitStore, RedisRateLimitStore } from '~server/rate-limit/
 import { BackchannelLogoutSender } from '~server/oidc/logout-jobs'
 import { OidcService } from '~server/oidc/service'
 
+/** How long the start waits for REDIS_URL's server to answer before it warns (it keeps trying after). */
+const REDIS_CHECK_MS = 5_000
+
 /**
  * Everything the server runs on, opened in order and closed in reverse: the data-directory lock,
  * the database (migrated), keys, the hasher, throttling, the job queue and its worker, housekeeping.
@@ -175,6 +178,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       // queue meanwhile, and a mail server that is only down must not stop the start.
       mailTransport.check().catch((error: unknown) => {
         log.warn({ reason: (error as Error).message }, 'the SMTP server of SMTP_URL cannot be used now: mail waits in the queue and is retried. Check SMTP_URL')
+      })
+      // The same for REDIS_URL: until it answers, throttled requests (sign-in, registration, the
+      // e-mailed links) answer 503 and readiness says not ready; the connection keeps retrying.
+      limiter.storeConnected(REDIS_CHECK_MS).catch((error: unknown) => {
+        log.warn(
+          { reason: (error as Error).message },
+          'the Redis server of REDIS_URL cannot be reached now: sign-in, registration and the other throttled requests answer 503 until it can, and /api/health/ready says not ready. Check REDIS_URL',
+        )
       })
       jobWorker.start()
       logoutSender.start()

@@ -100,6 +100,27 @@ describe('the first minutes with the server', () => {
     expect((await call(server, 'GET', '/api/health')).status).toBe(200)
     expect((await stopServer(server)).code).toBe(0)
   })
+
+  it('says at start that the Redis server of REDIS_URL cannot be reached, and starts anyway', async () => {
+    const dataDir = tempDataDir()
+    dirs.push(dataDir)
+    const port = await freePort()
+    const server = await startServer({ DATA_DIR: dataDir, RATE_LIMIT: 'on', REDIS_URL: `redis://:Redis-Secret-1@127.0.0.1:${port}` })
+    await waitFor(() => server.output().includes('REDIS_URL cannot be reached'))
+    const line = server
+      .output()
+      .split('\n')
+      .find((l) => l.includes('REDIS_URL cannot be reached'))!
+    expect(JSON.parse(line)).toMatchObject({
+      level: 40,
+      msg: 'the Redis server of REDIS_URL cannot be reached now: sign-in, registration and the other throttled requests answer 503 until it can, and /api/health/ready says not ready. Check REDIS_URL',
+      reason: expect.stringContaining('ECONNREFUSED'),
+    })
+    expect(server.output()).not.toContain('Redis-Secret-1')
+    expect((await call(server, 'GET', '/api/health/ready')).status).toBe(503)
+    expect((await call(server, 'POST', '/api/auth/login', { email: 'someone@example.com', password: 'Whatever-It-Was-1!' })).status).toBe(503)
+    expect((await stopServer(server)).code).toBe(0)
+  })
 })
 
 async function waitFor(condition: () => boolean, ms = 10_000): Promise<void> {

@@ -18,6 +18,8 @@ export interface RateLimitStore {
   reset(key: string): Promise<void>
   /** Rejects when a store of its own (Redis) cannot be reached; the database store has none. */
   ping?(): Promise<void>
+  /** Resolves once a store of its own is connected; rejects with why not when it is not within `ms`. */
+  connected?(ms: number): Promise<void>
   close(): Promise<void>
 }
 
@@ -63,6 +65,11 @@ export class RateLimiter {
   /** Rejects when that store cannot be reached. */
   async ping(): Promise<void> {
     await this.store?.ping?.()
+  }
+
+  /** Resolves once that store is connected (at once for the database's), or rejects with why not within `ms`. */
+  async storeConnected(ms: number): Promise<void> {
+    await this.store?.connected?.(ms)
   }
 
   async close(): Promise<void> {

@@ -98,6 +98,28 @@ export class RedisRateLimitStore implements RateLimitStore {
     await reachable(this.redis.ping())
   }
 
+  async connected(ms: number) {
+    if (this.redis.status === 'ready') return
+    let lastError: Error | undefined
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: Error) => (lastError = error)
+      const onReady = () => {
+        stop()
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        stop()
+        reject(lastError ?? new Error(`no connection within ${ms / 1000} s`))
+      }, ms)
+      timer.unref()
+      const stop = () => {
+        clearTimeout(timer)
+        this.redis.off('ready', onReady).off('error', onError)
+      }
+      this.redis.on('ready', onReady).on('error', onError)
+    })
+  }
+
   async close() {
     this.redis.disconnect()
   }
