@@ -104,6 +104,10 @@ describe('configuration', () => {
   it('takes APP_URL only as an http(s) origin, which every e-mailed link and the provider issuer are made from', () => {
     expect(loadConfig({ APP_URL: 'http://localhost:3000/' }).appUrl).toBe('http://localhost:3000')
     expect(loadConfig({ APP_URL: 'https://[::1]:8443' }).appUrl).toBe('https://[::1]:8443')
+    // Written as browsers write an origin: an issuer that apps compare character for character, and
+    // Secure cookies for an https address in any case.
+    expect(loadConfig({ APP_URL: 'HTTPS://Accounts.Example.com:443/' }).appUrl).toBe('https://accounts.example.com')
+    expect(loadConfig({ APP_URL: 'http://accounts.internal:80' }).appUrl).toBe('http://accounts.internal')
     for (const appUrl of [
       'localhost:3000',
       'accounts.example.com',

@@ -150,7 +150,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     ...values,
-    appUrl: (values.appUrl ?? `http://localhost:${values.port}`).replace(/\/+$/, ''),
+    // As browsers write an origin (their Origin header, WebAuthn's client data): scheme and host in
+    // lower case, no default port, no trailing slash. The issuer, the e-mailed links and the
+    // Secure cookies are made from it, and apps compare the issuer character for character.
+    appUrl: new URL(values.appUrl ?? `http://localhost:${values.port}`).origin,
     mailFrom: values.mailFrom ?? `${senderName(values.appName)} <no-reply@localhost>`,
   }
 }
