@@ -54,7 +54,7 @@ export class BackchannelLogoutSender {
       this.again = true
       return
     }
-    this.running = this.drain()
+    this.running = this.deliverDue()
       .then(() => undefined)
       .catch((error: unknown) => this.log.warn({ err: error }, 'back-channel logout delivery failed'))
       .finally(() => {
@@ -66,8 +66,22 @@ export class BackchannelLogoutSender {
       })
   }
 
-  /** Delivers every job that is due, batch after batch (tests call it directly). */
+  /**
+   * Delivers everything that is due; resolves when nothing due is left and no delivery started
+   * earlier (by a kick) is still in flight: a job it leased is not due, but not delivered yet either.
+   * Tests call it, as they call the mail worker's.
+   */
   async drain(): Promise<number> {
+    let delivered = 0
+    for (;;) {
+      while (this.running) await this.running
+      delivered += await this.deliverDue()
+      if (!this.running) return delivered
+    }
+  }
+
+  /** Delivers every job that is due, batch after batch. */
+  private async deliverDue(): Promise<number> {
     let delivered = 0
     for (;;) {
       const done = await this.deliverBatch()
