@@ -647,8 +647,21 @@ const de: Messages = {
     summary: '{{total}} Registrierungen in den letzten 30 Tagen; die meisten am {{date}} ({{count}}).',
     summaryNone: 'Keine Registrierungen in den letzten 30 Tagen.',
   },
-  /** Two-factor authentication: the profile's security section and the sign-in's second step. */
+  /** Two-factor authentication: the sign-in's second step; twoFactorSettings below: the Security tab. */
   twoFactor: {
+    code: 'Code aus der App',
+    stepTitle: 'Zwei-Faktor-Authentifizierung',
+    stepDescription: 'Geben Sie den 6-stelligen Code aus Ihrer Authenticator-App ein',
+    stepRecoveryDescription: 'Geben Sie einen Ihrer Wiederherstellungscodes ein',
+    recoveryCode: 'Wiederherstellungscode',
+    verify: 'Bestätigen',
+    verifying: 'Wird bestätigt…',
+    useRecovery: 'Stattdessen einen Wiederherstellungscode verwenden',
+    useApp: 'Stattdessen einen Code aus der App verwenden',
+    invalidCode: 'Ungültiger Code. Versuchen Sie es erneut oder melden Sie sich nach 5 falschen Codes neu an.',
+    backToSignIn: 'Zurück zur Anmeldung',
+  },
+  twoFactorSettings: {
     title: 'Zwei-Faktor-Authentifizierung',
     description: 'Bei der Anmeldung nach dem Passwort einen Code aus einer Authenticator-App verlangen.',
     statusOn: 'Ein',
@@ -666,7 +679,6 @@ const de: Messages = {
     scanText: 'Verwenden Sie eine App wie Google Authenticator, Microsoft Authenticator, 1Password oder Aegis und geben Sie dann den angezeigten Code ein.',
     qrAlt: 'QR-Code für Ihre Authenticator-App',
     manualKey: 'Scannen nicht möglich? Geben Sie stattdessen diesen Schlüssel in der App ein:',
-    code: 'Code aus der App',
     codeHint: 'Der 6-stellige Code, den Ihre App gerade anzeigt',
     turnOn: 'Einschalten',
     turningOn: 'Wird eingeschaltet…',
@@ -685,16 +697,6 @@ const de: Messages = {
     failed: 'Etwas ist schiefgelaufen. Bitte versuchen Sie es erneut.',
     loadFailed: 'Ihre Einstellungen zur Zwei-Faktor-Authentifizierung konnten nicht geladen werden.',
     fileHeader: 'Wiederherstellungscodes für {{email}} (Accounts). Jeder Code gilt einmal.',
-    stepTitle: 'Zwei-Faktor-Authentifizierung',
-    stepDescription: 'Geben Sie den 6-stelligen Code aus Ihrer Authenticator-App ein',
-    stepRecoveryDescription: 'Geben Sie einen Ihrer Wiederherstellungscodes ein',
-    recoveryCode: 'Wiederherstellungscode',
-    verify: 'Bestätigen',
-    verifying: 'Wird bestätigt…',
-    useRecovery: 'Stattdessen einen Wiederherstellungscode verwenden',
-    useApp: 'Stattdessen einen Code aus der App verwenden',
-    invalidCode: 'Ungültiger Code. Versuchen Sie es erneut oder melden Sie sich nach 5 falschen Codes neu an.',
-    backToSignIn: 'Zurück zur Anmeldung',
   },
   devices: {
     title: 'Angemeldete Geräte',
@@ -720,7 +722,7 @@ const de: Messages = {
     othersSignedOut: 'Alle anderen Geräte wurden abgemeldet',
     onlyThisDevice: 'Dies ist das einzige Gerät, das bei Ihrem Konto angemeldet ist.',
   },
-  /** Passkeys: the sign-in page's button and the Security tab's section. */
+  /** Passkeys: the sign-in page's button; passkeySettings below: the Security tab. */
   passkeys: {
     or: 'oder',
     signIn: 'Mit einem Passkey anmelden',
@@ -728,6 +730,8 @@ const de: Messages = {
     signInCancelled: 'Es wurde kein Passkey verwendet. Versuchen Sie es erneut oder melden Sie sich mit E-Mail und Passwort an.',
     signInInvalid:
       'Mit diesem Passkey konnten Sie nicht angemeldet werden. Vielleicht wurde er aus Ihrem Konto entfernt: Melden Sie sich stattdessen mit E-Mail und Passwort an.',
+  },
+  passkeySettings: {
     title: 'Passkeys',
     description: 'Melden Sie sich mit Fingerabdruck, Gesicht, Bildschirmsperre oder einem Sicherheitsschlüssel statt mit Ihrem Passwort an.',
     list: 'Ihre Passkeys',

@@ -646,8 +646,21 @@ const es: Messages = {
     summary: '{{total}} registros en los últimos 30 días; el máximo el {{date}} ({{count}}).',
     summaryNone: 'Ningún registro en los últimos 30 días.',
   },
-  /** Two-factor authentication: the profile's security section and the sign-in's second step. */
+  /** Two-factor authentication: the sign-in's second step; twoFactorSettings below: the Security tab. */
   twoFactor: {
+    code: 'Código de la aplicación',
+    stepTitle: 'Autenticación en dos pasos',
+    stepDescription: 'Introduzca el código de 6 dígitos de su aplicación de autenticación',
+    stepRecoveryDescription: 'Introduzca uno de sus códigos de recuperación',
+    recoveryCode: 'Código de recuperación',
+    verify: 'Verificar',
+    verifying: 'Verificando…',
+    useRecovery: 'Usar un código de recuperación',
+    useApp: 'Usar un código de la aplicación',
+    invalidCode: 'Código no válido. Inténtelo de nuevo, o vuelva a iniciar sesión tras 5 códigos erróneos.',
+    backToSignIn: 'Volver a iniciar sesión',
+  },
+  twoFactorSettings: {
     title: 'Autenticación en dos pasos',
     description: 'Pedir un código de una aplicación de autenticación después de la contraseña al iniciar sesión.',
     statusOn: 'Activada',
@@ -665,7 +678,6 @@ const es: Messages = {
     scanText: 'Use una aplicación como Google Authenticator, Microsoft Authenticator, 1Password o Aegis y luego introduzca el código que muestra.',
     qrAlt: 'Código QR para su aplicación de autenticación',
     manualKey: '¿No puede escanearlo? Introduzca esta clave en la aplicación:',
-    code: 'Código de la aplicación',
     codeHint: 'El código de 6 dígitos que muestra ahora su aplicación',
     turnOn: 'Activar',
     turningOn: 'Activando…',
@@ -684,16 +696,6 @@ const es: Messages = {
     failed: 'Algo salió mal. Inténtelo de nuevo.',
     loadFailed: 'No se pudieron cargar sus ajustes de autenticación en dos pasos.',
     fileHeader: 'Códigos de recuperación de {{email}} (Accounts). Cada código funciona una vez.',
-    stepTitle: 'Autenticación en dos pasos',
-    stepDescription: 'Introduzca el código de 6 dígitos de su aplicación de autenticación',
-    stepRecoveryDescription: 'Introduzca uno de sus códigos de recuperación',
-    recoveryCode: 'Código de recuperación',
-    verify: 'Verificar',
-    verifying: 'Verificando…',
-    useRecovery: 'Usar un código de recuperación',
-    useApp: 'Usar un código de la aplicación',
-    invalidCode: 'Código no válido. Inténtelo de nuevo, o vuelva a iniciar sesión tras 5 códigos erróneos.',
-    backToSignIn: 'Volver a iniciar sesión',
   },
   devices: {
     title: 'Dispositivos con sesión iniciada',
@@ -719,13 +721,15 @@ const es: Messages = {
     othersSignedOut: 'Sesión cerrada en todos los demás dispositivos',
     onlyThisDevice: 'Este es el único dispositivo con sesión iniciada en tu cuenta.',
   },
-  /** Passkeys: the sign-in page's button and the Security tab's section. */
+  /** Passkeys: the sign-in page's button; passkeySettings below: the Security tab. */
   passkeys: {
     or: 'o',
     signIn: 'Iniciar sesión con una llave de acceso',
     signingIn: 'Esperando tu llave de acceso…',
     signInCancelled: 'No se usó ninguna llave de acceso. Inténtalo de nuevo o inicia sesión con tu correo electrónico y tu contraseña.',
     signInInvalid: 'Esta llave de acceso no pudo iniciar tu sesión. Puede que se haya quitado de tu cuenta: inicia sesión con tu correo electrónico y tu contraseña.',
+  },
+  passkeySettings: {
     title: 'Llaves de acceso',
     description: 'Inicia sesión con tu huella, tu cara, el bloqueo de pantalla o una llave de seguridad en lugar de tu contraseña.',
     list: 'Tus llaves de acceso',

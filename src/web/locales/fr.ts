@@ -647,8 +647,21 @@ const fr: Messages = {
     summary: '{{total}} inscriptions ces 30 derniers jours ; le plus le {{date}} ({{count}}).',
     summaryNone: 'Aucune inscription ces 30 derniers jours.',
   },
-  /** Two-factor authentication: the profile's security section and the sign-in's second step. */
+  /** Two-factor authentication: the sign-in's second step; twoFactorSettings below: the Security tab. */
   twoFactor: {
+    code: "Code de l'application",
+    stepTitle: 'Authentification à deux facteurs',
+    stepDescription: "Saisissez le code à 6 chiffres de votre application d'authentification",
+    stepRecoveryDescription: "Saisissez l'un de vos codes de récupération",
+    recoveryCode: 'Code de récupération',
+    verify: 'Vérifier',
+    verifying: 'Vérification…',
+    useRecovery: 'Utiliser plutôt un code de récupération',
+    useApp: "Utiliser plutôt un code de l'application",
+    invalidCode: 'Code invalide. Réessayez, ou reconnectez-vous après 5 codes erronés.',
+    backToSignIn: 'Retour à la connexion',
+  },
+  twoFactorSettings: {
     title: 'Authentification à deux facteurs',
     description: "Demander un code d'une application d'authentification après votre mot de passe lors de la connexion.",
     statusOn: 'Activée',
@@ -666,7 +679,6 @@ const fr: Messages = {
     scanText: "Utilisez une application comme Google Authenticator, Microsoft Authenticator, 1Password ou Aegis, puis saisissez le code qu'elle affiche.",
     qrAlt: "Code QR pour votre application d'authentification",
     manualKey: "Impossible de le scanner ? Saisissez plutôt cette clé dans l'application :",
-    code: "Code de l'application",
     codeHint: 'Le code à 6 chiffres que votre application affiche maintenant',
     turnOn: 'Activer',
     turningOn: 'Activation…',
@@ -685,16 +697,6 @@ const fr: Messages = {
     failed: "Une erreur s'est produite. Veuillez réessayer.",
     loadFailed: "Impossible de charger vos réglages d'authentification à deux facteurs.",
     fileHeader: "Codes de récupération pour {{email}} (Accounts). Chaque code ne fonctionne qu'une fois.",
-    stepTitle: 'Authentification à deux facteurs',
-    stepDescription: "Saisissez le code à 6 chiffres de votre application d'authentification",
-    stepRecoveryDescription: "Saisissez l'un de vos codes de récupération",
-    recoveryCode: 'Code de récupération',
-    verify: 'Vérifier',
-    verifying: 'Vérification…',
-    useRecovery: 'Utiliser plutôt un code de récupération',
-    useApp: "Utiliser plutôt un code de l'application",
-    invalidCode: 'Code invalide. Réessayez, ou reconnectez-vous après 5 codes erronés.',
-    backToSignIn: 'Retour à la connexion',
   },
   devices: {
     title: 'Appareils connectés',
@@ -720,7 +722,7 @@ const fr: Messages = {
     othersSignedOut: 'Tous les autres appareils ont été déconnectés',
     onlyThisDevice: 'Cet appareil est le seul connecté à votre compte.',
   },
-  /** Passkeys: the sign-in page's button and the Security tab's section. */
+  /** Passkeys: the sign-in page's button; passkeySettings below: the Security tab. */
   passkeys: {
     or: 'ou',
     signIn: 'Se connecter avec une clé d’accès',
@@ -728,6 +730,8 @@ const fr: Messages = {
     signInCancelled: 'Aucune clé d’accès n’a été utilisée. Réessayez, ou connectez-vous avec votre e-mail et votre mot de passe.',
     signInInvalid:
       'Cette clé d’accès n’a pas permis de vous connecter. Elle a peut-être été retirée de votre compte : connectez-vous plutôt avec votre e-mail et votre mot de passe.',
+  },
+  passkeySettings: {
     title: 'Clés d’accès',
     description: 'Connectez-vous avec votre empreinte, votre visage, le verrouillage de votre écran ou une clé de sécurité au lieu de votre mot de passe.',
     list: 'Vos clés d’accès',

@@ -32,59 +32,61 @@ export function PasskeysSection() {
   const onAdd = async () => {
     try {
       await add.mutateAsync(undefined)
-      notify.success(t('passkeys.added'))
+      notify.success(t('passkeySettings.added'))
     } catch (error) {
-      if (!(error instanceof PasskeyCreationError)) return toastFailure(error, t('passkeys.addFailed'))
+      if (!(error instanceof PasskeyCreationError)) return toastFailure(error, t('passkeySettings.addFailed'))
       const problem = passkeyProblemOf(error.cause)
-      notify.error(t(problem === 'cancelled' ? 'passkeys.addCancelled' : problem === 'alreadyRegistered' ? 'passkeys.alreadyRegistered' : 'passkeys.addFailed'))
+      notify.error(
+        t(problem === 'cancelled' ? 'passkeySettings.addCancelled' : problem === 'alreadyRegistered' ? 'passkeySettings.alreadyRegistered' : 'passkeySettings.addFailed'),
+      )
     }
   }
 
   return (
     <Card className="mt-6" aria-labelledby="passkeys-title">
       <CardHeader>
-        <CardTitle id="passkeys-title">{t('passkeys.title')}</CardTitle>
-        <CardDescription>{t('passkeys.description')}</CardDescription>
+        <CardTitle id="passkeys-title">{t('passkeySettings.title')}</CardTitle>
+        <CardDescription>{t('passkeySettings.description')}</CardDescription>
       </CardHeader>
       <CardContent className="space-y-3">
         {passkeys.isPending ? (
           <Spinner label={t('app.loading')} />
         ) : passkeys.isError ? (
-          <ErrorState message={t('passkeys.loadFailed')} onRetry={() => void passkeys.refetch()} />
+          <ErrorState message={t('passkeySettings.loadFailed')} onRetry={() => void passkeys.refetch()} />
         ) : passkeys.data.length === 0 ? (
-          <p className="text-sm text-muted">{t('passkeys.empty')}</p>
+          <p className="text-sm text-muted">{t('passkeySettings.empty')}</p>
         ) : (
-          <ul aria-label={t('passkeys.list')} className="divide-y divide-line">
+          <ul aria-label={t('passkeySettings.list')} className="divide-y divide-line">
             {passkeys.data.map((passkey) => (
               <li key={passkey.id} className="flex flex-wrap items-center gap-3 py-3">
                 <KeyRound aria-hidden className="size-5 shrink-0 text-muted" />
                 <div className="min-w-0 flex-1 basis-48">
                   <p className="font-medium break-words">{passkey.name}</p>
                   <p className="text-sm text-muted">
-                    {t('passkeys.created', { date: formatDate(passkey.createdAt) })}
+                    {t('passkeySettings.created', { date: formatDate(passkey.createdAt) })}
                     {' · '}
-                    {passkey.lastUsedAt ? t('passkeys.lastUsed', { date: formatDate(passkey.lastUsedAt) }) : t('passkeys.neverUsed')}
+                    {passkey.lastUsedAt ? t('passkeySettings.lastUsed', { date: formatDate(passkey.lastUsedAt) }) : t('passkeySettings.neverUsed')}
                   </p>
                 </div>
                 <div className="ml-auto flex gap-2">
-                  <Button variant="outline" size="sm" aria-label={t('passkeys.renameLabel', { name: passkey.name })} onClick={() => setRenaming(passkey)}>
-                    {t('passkeys.rename')}
+                  <Button variant="outline" size="sm" aria-label={t('passkeySettings.renameLabel', { name: passkey.name })} onClick={() => setRenaming(passkey)}>
+                    {t('passkeySettings.rename')}
                   </Button>
-                  <Button variant="outline" size="sm" aria-label={t('passkeys.removeLabel', { name: passkey.name })} onClick={() => setRemoving(passkey)}>
-                    {t('passkeys.remove')}
+                  <Button variant="outline" size="sm" aria-label={t('passkeySettings.removeLabel', { name: passkey.name })} onClick={() => setRemoving(passkey)}>
+                    {t('passkeySettings.remove')}
                   </Button>
                 </div>
               </li>
             ))}
           </ul>
         )}
-        {supported ? null : <p className="text-sm text-muted">{t('passkeys.unsupported')}</p>}
+        {supported ? null : <p className="text-sm text-muted">{t('passkeySettings.unsupported')}</p>}
       </CardContent>
       {supported ? (
         <CardFooter>
           <Button id="add-passkey" onClick={() => void onAdd()} disabled={add.isPending}>
             <Plus aria-hidden className="size-4" />
-            {add.isPending ? t('passkeys.adding') : t('passkeys.add')}
+            {add.isPending ? t('passkeySettings.adding') : t('passkeySettings.add')}
           </Button>
         </CardFooter>
       ) : null}

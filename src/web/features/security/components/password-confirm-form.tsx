@@ -31,14 +31,14 @@ export function PasswordConfirmForm({
     try {
       await onConfirm(password)
     } catch (error) {
-      if (!applyServerFieldErrors(error, form.setError, ['password'])) toastFailure(error, t('twoFactor.failed'))
+      if (!applyServerFieldErrors(error, form.setError, ['password'])) toastFailure(error, t('twoFactorSettings.failed'))
     }
   })
 
   return (
     <form id={id} noValidate onSubmit={onSubmit} className="max-w-md space-y-4">
-      <p className="text-sm text-muted">{t('twoFactor.confirmText')}</p>
-      <Field label={t('twoFactor.password')} error={errors.password?.message}>
+      <p className="text-sm text-muted">{t('twoFactorSettings.confirmText')}</p>
+      <Field label={t('twoFactorSettings.password')} error={errors.password?.message}>
         <PasswordInput autoComplete="current-password" {...form.register('password')} />
       </Field>
       <div className="flex flex-col-reverse gap-2 sm:flex-row">
@@ -46,7 +46,7 @@ export function PasswordConfirmForm({
           {t('common.cancel')}
         </Button>
         <Button type="submit" variant={danger ? 'danger' : 'primary'} disabled={isSubmitting}>
-          {isSubmitting ? t('twoFactor.checking') : submitLabel}
+          {isSubmitting ? t('twoFactorSettings.checking') : submitLabel}
         </Button>
       </div>
     </form>

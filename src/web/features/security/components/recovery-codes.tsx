@@ -8,14 +8,14 @@ import { notify } from '~web/lib/toast'
 /** Recovery codes, shown once: the list, Copy, Download as a `.txt`, and Done. */
 export function RecoveryCodes({ codes, email, onDone }: { codes: string[]; email: string; onDone: () => void }) {
   const { t } = useI18n()
-  const text = [t('twoFactor.fileHeader', { email }), '', ...codes, ''].join('\n')
+  const text = [t('twoFactorSettings.fileHeader', { email }), '', ...codes, ''].join('\n')
 
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(text)
-      notify.success(t('twoFactor.copied'))
+      notify.success(t('twoFactorSettings.copied'))
     } catch {
-      notify.error(t('twoFactor.copyFailed'))
+      notify.error(t('twoFactorSettings.copyFailed'))
     }
   }
 
@@ -33,10 +33,13 @@ export function RecoveryCodes({ codes, email, onDone }: { codes: string[]; email
   return (
     <section aria-labelledby="recovery-codes-title" className="space-y-4">
       <h3 id="recovery-codes-title" className="font-semibold">
-        {t('twoFactor.codesTitle')}
+        {t('twoFactorSettings.codesTitle')}
       </h3>
-      <Alert tone="warning">{t('twoFactor.codesText')}</Alert>
-      <ul aria-label={t('twoFactor.codesTitle')} className="grid max-w-md grid-cols-1 gap-2 rounded-md border border-line bg-subtle p-4 font-mono text-sm sm:grid-cols-2">
+      <Alert tone="warning">{t('twoFactorSettings.codesText')}</Alert>
+      <ul
+        aria-label={t('twoFactorSettings.codesTitle')}
+        className="grid max-w-md grid-cols-1 gap-2 rounded-md border border-line bg-subtle p-4 font-mono text-sm sm:grid-cols-2"
+      >
         {codes.map((code) => (
           <li key={code}>{code}</li>
         ))}
@@ -44,13 +47,13 @@ export function RecoveryCodes({ codes, email, onDone }: { codes: string[]; email
       <div className="flex flex-col gap-2 sm:flex-row">
         <Button variant="outline" onClick={() => void copy()}>
           <Copy aria-hidden className="size-4" />
-          {t('twoFactor.copy')}
+          {t('twoFactorSettings.copy')}
         </Button>
         <Button variant="outline" onClick={download}>
           <Download aria-hidden className="size-4" />
-          {t('twoFactor.download')}
+          {t('twoFactorSettings.download')}
         </Button>
-        <Button onClick={onDone}>{t('twoFactor.done')}</Button>
+        <Button onClick={onDone}>{t('twoFactorSettings.done')}</Button>
       </div>
     </section>
   )

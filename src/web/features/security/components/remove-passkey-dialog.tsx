@@ -15,10 +15,10 @@ export function RemovePasskeyDialog({ passkey, onClose, returnFocus }: { passkey
     if (!passkey) return
     try {
       await remove.mutateAsync(passkey.id)
-      notify.success(t('passkeys.removed'))
+      notify.success(t('passkeySettings.removed'))
       onClose()
     } catch (error) {
-      toastFailure(error, t('passkeys.removeFailed'))
+      toastFailure(error, t('passkeySettings.removeFailed'))
     }
   }
 
@@ -27,15 +27,15 @@ export function RemovePasskeyDialog({ passkey, onClose, returnFocus }: { passkey
       open={!!passkey}
       onOpenChange={(open) => (open ? undefined : onClose())}
       returnFocus={returnFocus}
-      title={t('passkeys.removeTitle')}
-      description={passkey ? t('passkeys.removeText', { name: passkey.name }) : undefined}
+      title={t('passkeySettings.removeTitle')}
+      description={passkey ? t('passkeySettings.removeText', { name: passkey.name }) : undefined}
     >
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         <Button variant="outline" onClick={onClose}>
           {t('common.cancel')}
         </Button>
         <Button variant="danger" onClick={() => void confirm()} disabled={remove.isPending}>
-          {remove.isPending ? t('passkeys.removing') : t('passkeys.removeConfirm')}
+          {remove.isPending ? t('passkeySettings.removing') : t('passkeySettings.removeConfirm')}
         </Button>
       </div>
     </Dialog>

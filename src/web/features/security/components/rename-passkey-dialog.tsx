@@ -14,7 +14,7 @@ import { useRenamePasskey } from '../api/passkeys'
 export function RenamePasskeyDialog({ passkey, onClose }: { passkey: Passkey | null; onClose: () => void }) {
   const { t } = useI18n()
   return (
-    <Dialog open={!!passkey} onOpenChange={(open) => (open ? undefined : onClose())} title={t('passkeys.renameTitle')}>
+    <Dialog open={!!passkey} onOpenChange={(open) => (open ? undefined : onClose())} title={t('passkeySettings.renameTitle')}>
       {passkey ? <RenameForm key={passkey.id} passkey={passkey} onClose={onClose} /> : null}
     </Dialog>
   )
@@ -29,16 +29,16 @@ function RenameForm({ passkey, onClose }: { passkey: Passkey; onClose: () => voi
   const onSubmit = form.handleSubmit(async (values) => {
     try {
       await rename.mutateAsync({ id: passkey.id, name: values.name })
-      notify.success(t('passkeys.renamed'))
+      notify.success(t('passkeySettings.renamed'))
       onClose()
     } catch (error) {
-      if (!applyServerFieldErrors(error, form.setError, ['name'])) toastFailure(error, t('passkeys.renameFailed'))
+      if (!applyServerFieldErrors(error, form.setError, ['name'])) toastFailure(error, t('passkeySettings.renameFailed'))
     }
   })
 
   return (
     <form noValidate onSubmit={onSubmit} className="space-y-4">
-      <Field label={t('passkeys.name')} error={errors.name?.message}>
+      <Field label={t('passkeySettings.name')} error={errors.name?.message}>
         <Input autoComplete="off" maxLength={128} {...form.register('name')} />
       </Field>
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
@@ -46,7 +46,7 @@ function RenameForm({ passkey, onClose }: { passkey: Passkey; onClose: () => voi
           {t('common.cancel')}
         </Button>
         <Button type="submit" disabled={isSubmitting}>
-          {isSubmitting ? t('passkeys.saving') : t('passkeys.save')}
+          {isSubmitting ? t('passkeySettings.saving') : t('passkeySettings.save')}
         </Button>
       </div>
     </form>

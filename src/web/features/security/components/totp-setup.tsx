@@ -20,20 +20,20 @@ export function TotpSetup({ setup, onEnable, onCancel }: { setup: Setup; onEnabl
     try {
       await onEnable(code)
     } catch (error) {
-      if (!applyServerFieldErrors(error, form.setError, ['code'])) toastFailure(error, t('twoFactor.failed'))
+      if (!applyServerFieldErrors(error, form.setError, ['code'])) toastFailure(error, t('twoFactorSettings.failed'))
     }
   })
 
   return (
     <section aria-labelledby="totp-scan-title" className="space-y-4">
       <h3 id="totp-scan-title" className="font-semibold">
-        {t('twoFactor.scanTitle')}
+        {t('twoFactorSettings.scanTitle')}
       </h3>
-      <p className="text-sm text-muted">{t('twoFactor.scanText')}</p>
-      <img src={setup.qrCode} alt={t('twoFactor.qrAlt')} width={200} height={200} className="rounded-md border border-line bg-white p-1" />
+      <p className="text-sm text-muted">{t('twoFactorSettings.scanText')}</p>
+      <img src={setup.qrCode} alt={t('twoFactorSettings.qrAlt')} width={200} height={200} className="rounded-md border border-line bg-white p-1" />
       <div className="space-y-1">
         <p className="text-sm" id="totp-key-label">
-          {t('twoFactor.manualKey')}
+          {t('twoFactorSettings.manualKey')}
         </p>
         <code
           aria-labelledby="totp-key-label"
@@ -44,7 +44,7 @@ export function TotpSetup({ setup, onEnable, onCancel }: { setup: Setup; onEnabl
         </code>
       </div>
       <form id="totp-enable-form" noValidate onSubmit={onSubmit} className="max-w-xs space-y-4">
-        <Field label={t('twoFactor.code')} hint={t('twoFactor.codeHint')} error={errors.code?.message}>
+        <Field label={t('twoFactor.code')} hint={t('twoFactorSettings.codeHint')} error={errors.code?.message}>
           <Input autoComplete="one-time-code" inputMode="numeric" maxLength={6} {...form.register('code')} />
         </Field>
         <div className="flex flex-col-reverse gap-2 sm:flex-row">
@@ -52,7 +52,7 @@ export function TotpSetup({ setup, onEnable, onCancel }: { setup: Setup; onEnabl
             {t('common.cancel')}
           </Button>
           <Button type="submit" disabled={isSubmitting}>
-            {isSubmitting ? t('twoFactor.turningOn') : t('twoFactor.turnOn')}
+            {isSubmitting ? t('twoFactorSettings.turningOn') : t('twoFactorSettings.turnOn')}
           </Button>
         </div>
       </form>

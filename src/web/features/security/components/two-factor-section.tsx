@@ -34,11 +34,11 @@ export function TwoFactorSection({ email }: { email: string }) {
       setStep({ kind: 'scan', setup: await setUp.mutateAsync({ password }) })
     } else if (action === 'regenerate') {
       setStep({ kind: 'codes', codes: (await regenerate.mutateAsync({ password })).recoveryCodes })
-      notify.success(t('twoFactor.newCodesDone'))
+      notify.success(t('twoFactorSettings.newCodesDone'))
     } else {
       await disable.mutateAsync({ password })
       rest()
-      notify.success(t('twoFactor.turnedOff'))
+      notify.success(t('twoFactorSettings.turnedOff'))
     }
   }
 
@@ -47,29 +47,29 @@ export function TwoFactorSection({ email }: { email: string }) {
     <Card aria-labelledby="two-factor-title">
       <CardHeader>
         <div className="flex flex-wrap items-center gap-2">
-          <CardTitle id="two-factor-title">{t('twoFactor.title')}</CardTitle>
-          {status.data ? <Badge tone={on ? 'green' : 'gray'}>{on ? t('twoFactor.statusOn') : t('twoFactor.statusOff')}</Badge> : null}
+          <CardTitle id="two-factor-title">{t('twoFactorSettings.title')}</CardTitle>
+          {status.data ? <Badge tone={on ? 'green' : 'gray'}>{on ? t('twoFactorSettings.statusOn') : t('twoFactorSettings.statusOff')}</Badge> : null}
         </div>
-        <CardDescription>{t('twoFactor.description')}</CardDescription>
+        <CardDescription>{t('twoFactorSettings.description')}</CardDescription>
       </CardHeader>
       <CardContent className="space-y-4">
-        {status.isError ? <ErrorState message={t('twoFactor.loadFailed')} onRetry={() => void status.refetch()} /> : null}
+        {status.isError ? <ErrorState message={t('twoFactorSettings.loadFailed')} onRetry={() => void status.refetch()} /> : null}
         {status.data && step.kind === 'rest' ? (
           <>
-            <p className="text-sm">{on ? t('twoFactor.onText') : t('twoFactor.offText')}</p>
-            {on ? <p className="text-sm text-muted">{t('twoFactor.codesLeft', { count: status.data.recoveryCodesLeft })}</p> : null}
+            <p className="text-sm">{on ? t('twoFactorSettings.onText') : t('twoFactorSettings.offText')}</p>
+            {on ? <p className="text-sm text-muted">{t('twoFactorSettings.codesLeft', { count: status.data.recoveryCodesLeft })}</p> : null}
             <div className="flex flex-col gap-2 sm:flex-row">
               {on ? (
                 <>
                   <Button variant="outline" onClick={() => setStep({ kind: 'password', action: 'regenerate' })}>
-                    {t('twoFactor.newCodes')}
+                    {t('twoFactorSettings.newCodes')}
                   </Button>
                   <Button variant="danger" onClick={() => setStep({ kind: 'password', action: 'disable' })}>
-                    {t('twoFactor.turnOff')}
+                    {t('twoFactorSettings.turnOff')}
                   </Button>
                 </>
               ) : (
-                <Button onClick={() => setStep({ kind: 'password', action: 'setup' })}>{t('twoFactor.setUp')}</Button>
+                <Button onClick={() => setStep({ kind: 'password', action: 'setup' })}>{t('twoFactorSettings.setUp')}</Button>
               )}
             </div>
           </>
@@ -77,7 +77,9 @@ export function TwoFactorSection({ email }: { email: string }) {
         {step.kind === 'password' ? (
           <PasswordConfirmForm
             id={`two-factor-${step.action}`}
-            submitLabel={step.action === 'setup' ? t('twoFactor.continue') : step.action === 'regenerate' ? t('twoFactor.newCodes') : t('twoFactor.turnOff')}
+            submitLabel={
+              step.action === 'setup' ? t('twoFactorSettings.continue') : step.action === 'regenerate' ? t('twoFactorSettings.newCodes') : t('twoFactorSettings.turnOff')
+            }
             danger={step.action === 'disable'}
             onConfirm={(password) => confirm(step.action, password)}
             onCancel={rest}
@@ -88,7 +90,7 @@ export function TwoFactorSection({ email }: { email: string }) {
             setup={step.setup}
             onEnable={async (code) => {
               setStep({ kind: 'codes', codes: (await enable.mutateAsync({ code })).recoveryCodes })
-              notify.success(t('twoFactor.enabled'))
+              notify.success(t('twoFactorSettings.enabled'))
             }}
             onCancel={rest}
           />
