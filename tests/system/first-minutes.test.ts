@@ -81,17 +81,23 @@ describe('the first minutes with the server', () => {
     expect((await stopServer(server)).code).toBe(0)
   })
 
-  it('says at start that the SMTP server of SMTP_URL cannot be used, and starts anyway', async () => {
+  /** A server started with these settings, and its log line that says `phrase`, read as JSON. */
+  async function startedWithWarning(settings: Record<string, string>, phrase: string) {
     const dataDir = tempDataDir()
     dirs.push(dataDir)
-    const port = await freePort()
-    const server = await startServer({ DATA_DIR: dataDir, SMTP_URL: `smtp://mailer:Smtp-Secret-1@127.0.0.1:${port}` })
-    await waitFor(() => server.output().includes('SMTP_URL cannot be used'))
+    const server = await startServer({ DATA_DIR: dataDir, ...settings })
+    await waitFor(() => server.output().includes(phrase))
     const line = server
       .output()
       .split('\n')
-      .find((l) => l.includes('SMTP_URL cannot be used'))!
-    expect(JSON.parse(line)).toMatchObject({
+      .find((l) => l.includes(phrase))!
+    return { server, warning: JSON.parse(line) as unknown }
+  }
+
+  it('says at start that the SMTP server of SMTP_URL cannot be used, and starts anyway', async () => {
+    const port = await freePort()
+    const { server, warning } = await startedWithWarning({ SMTP_URL: `smtp://mailer:Smtp-Secret-1@127.0.0.1:${port}` }, 'SMTP_URL cannot be used')
+    expect(warning).toMatchObject({
       level: 40,
       msg: 'the SMTP server of SMTP_URL cannot be used now: mail waits in the queue and is retried. Check SMTP_URL',
       reason: expect.stringContaining('ECONNREFUSED'),
@@ -102,16 +108,9 @@ describe('the first minutes with the server', () => {
   })
 
   it('says at start that the Redis server of REDIS_URL cannot be reached, and starts anyway', async () => {
-    const dataDir = tempDataDir()
-    dirs.push(dataDir)
     const port = await freePort()
-    const server = await startServer({ DATA_DIR: dataDir, RATE_LIMIT: 'on', REDIS_URL: `redis://:Redis-Secret-1@127.0.0.1:${port}` })
-    await waitFor(() => server.output().includes('REDIS_URL cannot be reached'))
-    const line = server
-      .output()
-      .split('\n')
-      .find((l) => l.includes('REDIS_URL cannot be reached'))!
-    expect(JSON.parse(line)).toMatchObject({
+    const { server, warning } = await startedWithWarning({ RATE_LIMIT: 'on', REDIS_URL: `redis://:Redis-Secret-1@127.0.0.1:${port}` }, 'REDIS_URL cannot be reached')
+    expect(warning).toMatchObject({
       level: 40,
       msg: 'the Redis server of REDIS_URL cannot be reached now: sign-in, registration and the other throttled requests answer 503 until it can, and /api/health/ready says not ready. Check REDIS_URL',
       reason: expect.stringContaining('ECONNREFUSED'),
