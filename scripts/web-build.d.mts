@@ -1,6 +1,5 @@
 /** Types of scripts/web-build.mjs, for the browser tests' setup that builds the web app with it. */
 export declare function webBuildDir(root: string): string
-export declare function webAppIsStale(root: string): boolean
 export type WebAppBuild = { built: boolean } | { unwritable: true } | { failed: number; output: string }
 export declare function ensureWebApp(
   root: string,

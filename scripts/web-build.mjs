@@ -20,7 +20,7 @@ function newestMtime(target) {
 }
 
 /** Whether dist/web is missing or older than any of its sources. */
-export function webAppIsStale(root) {
+function webAppIsStale(root) {
   const stamp = path.join(webBuildDir(root), 'index.html')
   return !fs.existsSync(stamp) || fs.statSync(stamp).mtimeMs < Math.max(...SOURCES.map((source) => newestMtime(path.join(root, source))))
 }

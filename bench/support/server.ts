@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { openDatabase, unusableDatabase } from '~server/db/database'
+import { openDatabase, probeDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
 import { freePort, startServer as startProcess, stopServer } from '../../tests/support/server-process'
 
@@ -19,15 +19,14 @@ export const benchServerUrl = () => process.env.BENCH_DATABASE_URL ?? 'postgres:
  */
 export async function benchDatabaseProblem(): Promise<string | null> {
   const url = databaseUrl(benchServerUrl(), 'postgres')
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 })
+  const handle = await openDatabase({ url, poolSize: 1 })
   try {
-    await client.connect()
-    await client.query('SELECT 1')
+    await probeDatabase(handle.db, url, 'BENCH_DATABASE_URL')
     return null
   } catch (error) {
-    return unusableDatabase(error, url, 'BENCH_DATABASE_URL').message
+    return (error as Error).message
   } finally {
-    await client.end().catch(() => undefined)
+    await handle.close()
   }
 }
 

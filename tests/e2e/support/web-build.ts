@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { ensureWebApp } from '../../../scripts/web-build.mjs'
+import { ensureWebApp, webBuildDir } from '../../../scripts/web-build.mjs'
 
 /** The project root. */
 export const root = path.resolve(import.meta.dirname, '..', '..', '..')
@@ -18,7 +18,7 @@ export async function buildWebApp(): Promise<string | null> {
     // The test runner sets NODE_ENV=test, which would give React's development build.
     env: { ...process.env, NODE_ENV: 'production' },
   })
-  if ('unwritable' in build) return `the web app in ${path.join(root, 'dist', 'web')} is out of date and this user may not build it there: run npm run build`
+  if ('unwritable' in build) return `the web app in ${webBuildDir(root)} is out of date and this user may not build it there: run npm run build`
   if ('failed' in build) return `vite build failed:\n${build.output}`
   return null
 }
