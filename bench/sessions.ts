@@ -4,7 +4,7 @@ import { hash } from '@node-rs/argon2'
 import { addSeconds } from '~server/clock'
 import { SEEN_DEVICES_SECONDS } from '~server/auth/sessions'
 import { openDatabase } from '~server/db/database'
-import { listLiveSessions, userAgentsUsedSince } from '~server/data/sessions'
+import { listLiveSessions, userAgentsUsedSince } from '~server/data/devices/sessions'
 import { seedBenchUsers } from './support/accounts'
 import { dropDatabase, machineLine, processCpuMs, query, recreateDatabase, startServer } from './support/server'
 

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import { listUsers } from '~server/data/user-list'
-import { userColumns } from '~server/data/users'
+import { listUsers } from '~server/data/users/user-list'
+import { userColumns } from '~server/data/users/users'
 import type { Database } from '~server/db/types'
 import { createBetterAuth } from './better-auth'
 
@@ -43,7 +43,7 @@ function recordingDatabase<T>(url: string, into: { sql: string; parameters: read
   })
 }
 
-/** Our statements: the search's (src/server/data/user-list.ts) and the session check's. */
+/** Our statements: the search's (src/server/data/users/user-list.ts) and the session check's. */
 export async function ourStatements(url: string, terms: string[]): Promise<Statement[]> {
   const recorded: { sql: string; parameters: readonly unknown[] }[] = []
   const db = recordingDatabase<Database>(url, recorded)

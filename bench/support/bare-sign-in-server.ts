@@ -13,7 +13,7 @@ import os from 'node:os'
 import { verify } from '@node-rs/argon2'
 import pLimit from 'p-limit'
 import pg from 'pg'
-import { userColumns } from '~server/data/users'
+import { userColumns } from '~server/data/users/users'
 
 const withDatabase = process.env.BARE_DATABASE === 'on'
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })

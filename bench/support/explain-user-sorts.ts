@@ -7,7 +7,7 @@
  */
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import { listUsers, type UserListInput } from '~server/data/user-list'
+import { listUsers, type UserListInput } from '~server/data/users/user-list'
 import type { Database } from '~server/db/types'
 import { USER_SORTS } from '~shared/schemas/lists'
 

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely'
 import type { AppContext } from '~server/context'
-import { type ActivityEntry, recordActivity } from '~server/data/activities'
+import { type ActivityEntry, recordActivity } from '~server/data/activity/activities'
 import type { Database } from '~server/db/types'
 import type { AccountRequest, Job, MailMessage } from '~server/jobs/queue'
 

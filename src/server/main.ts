@@ -4,7 +4,7 @@ import { buildApp } from './app'
 import { loadConfig } from '~server/config/env'
 import { webBuildDir } from '~server/config/paths'
 import { isLoopbackHost } from '~shared/loopback'
-import { checkFirstAdminSettings, ensureFirstAdmin } from '~server/use-cases/ensure-account'
+import { checkFirstAdminSettings, ensureFirstAdmin } from '~server/use-cases/users/ensure-account'
 import { ExplainedError } from '~server/explained-error'
 import { type Runtime, startRuntime } from './runtime'
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { REFRESH_REUSE_GRACE_SECONDS, REUSE_ENTRY, rotateRefreshToken, startSession } from '~server/auth/sessions'
 import { addSeconds } from '~server/clock'
-import { recordActivity } from '~server/data/activities'
+import { recordActivity } from '~server/data/activity/activities'
 import { useTestApp } from '../support/test-app'
 
 /**

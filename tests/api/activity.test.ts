@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { entryKindWeek, entryWeek, searchTuning } from '~server/data/activity-list'
+import { entryKindWeek, entryWeek, searchTuning } from '~server/data/activity/activity-list'
 import { useTestApp, type SignedIn } from '../support/test-app'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { applicationMessages } from '~shared/schemas/applications'
-import { hashClientSecret } from '~server/data/applications'
+import { hashClientSecret } from '~server/data/applications/applications'
 import { type SignedIn, useTestApp } from '../support/test-app'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 import { quickSignIn } from './helpers/users'

@@ -1,12 +1,12 @@
 import { parse } from 'csv-parse/sync'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { copyFields, EXPORT_BATCH, isoTime, withValues } from '~server/data/export-rows'
-import { exportUsersCsv } from '~server/use-cases/export-csv'
+import { copyFields, EXPORT_BATCH, isoTime, withValues } from '~server/data/exports/export-rows'
+import { exportUsersCsv } from '~server/use-cases/exports/export-csv'
 import { userExportQuerySchema } from '~shared/schemas/lists'
 import { type SignedIn, useTestApp } from '../support/test-app'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 import pg from 'pg'
-import { recordActivity } from '~server/data/activities'
+import { recordActivity } from '~server/data/activity/activities'
 import { quickUser } from './helpers/users'
 
 const USER_HEADER = ['id', 'name', 'email', 'phone', 'role', 'status', 'emailVerified', 'createdAt', 'updatedAt', 'lastSignInAt']

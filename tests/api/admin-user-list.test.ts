@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp, type SignedIn } from '../support/test-app'
-import { shortSearchTuning } from '~server/data/user-list'
+import { shortSearchTuning } from '~server/data/users/user-list'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 import { quickUser } from './helpers/users'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ensureFirstAdmin } from '~server/use-cases/ensure-account'
+import { ensureFirstAdmin } from '~server/use-cases/users/ensure-account'
 import { useTestApp } from '../support/test-app'
 
 /**

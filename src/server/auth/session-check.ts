@@ -1,6 +1,6 @@
 import type { CompiledQuery } from 'kysely'
 import type { AppContext } from '~server/context'
-import { isUuid, userColumns, type UserRecord } from '~server/data/users'
+import { isUuid, userColumns, type UserRecord } from '~server/data/users/users'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import { forbidden, type HttpError, unauthorized } from '~server/http/errors'
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { ActivityKind } from '~server/data/activities'
+import type { ActivityKind } from '~server/data/activity/activities'
 import { runNamedStatement } from '~server/db/prepared'
 import type { Db } from '~server/db/types'
 import { addSeconds } from '~server/clock'

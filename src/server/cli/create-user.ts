@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util'
 import { ROLES, type Role } from '~shared/constants'
 import { emailField } from '~shared/schemas/fields'
 import { loadConfig } from '~server/config/env'
-import { AccountInputError, ensureAccount } from '~server/use-cases/ensure-account'
+import { AccountInputError, ensureAccount } from '~server/use-cases/users/ensure-account'
 import { startRuntime } from '~server/runtime'
 
 /**

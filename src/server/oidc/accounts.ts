@@ -1,6 +1,6 @@
 import type { CompiledQuery, ExpressionBuilder, RawBuilder } from 'kysely'
 import type { Role } from '~shared/constants'
-import { isUuid } from '~server/data/users'
+import { isUuid } from '~server/data/users/users'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import type { Database, Db } from '~server/db/types'
 import { engineRequest } from './engine-request'

@@ -400,7 +400,7 @@ async function rememberedGrantId(db: Kysely<Database>, accountId: string, client
  * `offline_access` without `prompt=consent`: the engine would drop the scope (OpenID Connect Core
  * §11 makes consent its condition). The contract makes the consent page, or the app being
  * first-party, that condition: so the prompt is added here, marked, and the interaction finishes
- * the consent step by itself when nothing in it is new (routes/oidc/interactions.ts).
+ * the consent step by itself when nothing in it is new (routes/applications/app-sign-in.ts).
  */
 /** A new query string, with the mounted URL kept in step (the engine derives its mount path from it). */
 function setQuery(ctx: KoaContextWithOIDC, query: URLSearchParams): void {

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { countPasskeys, removeAllPasskeys } from '~server/use-cases/remove-passkey'
+import { countPasskeys, removeAllPasskeys } from '~server/use-cases/passkeys/remove-passkey'
 import { type SignedIn, type TestApp, useTestApp } from '../../support/test-app'
 import { SoftwareAuthenticator } from '../../support/software-authenticator'
 import { as, countWhere } from '../helpers/requests'

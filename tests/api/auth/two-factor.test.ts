@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { RULES } from '~server/rate-limit/rules'
 import { commitChange } from '~server/change'
-import { turnOffSecondFactors } from '~server/use-cases/disable-two-factor'
+import { turnOffSecondFactors } from '~server/use-cases/two-factor/disable-two-factor'
 import { useMailboxTestApp } from '../../support/mailbox'
 import { useTestApp } from '../../support/test-app'
 import { APP_ORIGIN, activitiesOf, expectFailure, expectFieldError, me } from './helpers'

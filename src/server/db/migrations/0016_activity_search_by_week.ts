@@ -6,7 +6,7 @@ import { type Kysely, sql } from 'kysely'
  * Monday 1970-01-05, UTC), its kind and week as one key ("logged out 2968"), and the trigrams. One
  * index scan then finds the matches of one week, or of one activity filter in one week, without
  * reading the rest. A search reads the newest weeks one by one, newest first, until its page is
- * full (src/server/data/activity-list.ts).
+ * full (src/server/data/activity/activity-list.ts).
  *
  * `btree_gin` lets a GIN index hold the week and the key beside the trigrams; like `pg_trgm` it is
  * one of PostgreSQL's own extensions (trusted: a database owner may create it). A query on the

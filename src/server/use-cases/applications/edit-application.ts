@@ -1,0 +1,37 @@
+import { type Application, type ApplicationUpdate, applicationMessages } from '~shared/schemas/applications'
+import { commitChange } from '~server/change'
+import type { AppContext } from '~server/context'
+import { deleteApplicationPayloads, TOKEN_MODELS, toApplication, updateApplication } from '~server/data/applications/applications'
+import { describeApplicationChanges } from '~server/data/applications/describe-application-changes'
+import { fieldErrors } from '~server/http/errors'
+import { type ApplicationAction, lockExistingApplication } from './application-rules'
+import { stillActiveAdmin } from '~server/use-cases/users/admin-rules'
+
+/**
+ * An admin's edit of an application. Its type cannot change (a public app has no secret to hold,
+ * a confidential one's callers hold one). Disabling it deletes its codes, access and refresh
+ * tokens in the same transaction (the protocol engine also refuses a disabled application); the
+ * grants stay, so that enabling it again does not ask everyone's consent again.
+ */
+export async function editApplication(ctx: AppContext, action: ApplicationAction, id: string, requested: ApplicationUpdate): Promise<Application> {
+  return commitChange(ctx, async (c) => {
+    await stillActiveAdmin(c.trx, action.actorId)
+    const current = await lockExistingApplication(c.trx, id)
+    if (requested.type !== undefined && requested.type !== current.type) throw fieldErrors([{ field: 'type', message: applicationMessages.typeFixed }])
+    const described = describeApplicationChanges(current, requested)
+    if (described.changes.length === 0) return toApplication(current)
+
+    const updated = await updateApplication(c.trx, id, described.values, c.now)
+    if (described.values.enabled === false) await deleteApplicationPayloads(c.trx, id, TOKEN_MODELS)
+    await c.record({
+      userId: action.actorId,
+      kind: 'applications',
+      activity: `Changed application ${current.name}`,
+      // The client id first, so that a search of the log for it finds every entry of the application.
+      details: `${current.id}; ${described.details}`,
+      changes: described.changes,
+      ip: action.ip,
+    })
+    return toApplication(updated)
+  })
+}
