@@ -1,30 +1,9 @@
 import type { CompiledQuery, ExpressionBuilder, RawBuilder } from 'kysely'
-import type { Role } from '~shared/constants'
 import { isUuid } from '~server/data/users/users'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import type { Database, Db } from '~server/db/types'
-import { engineRequest } from './engine-request'
+import { type AccountRow, engineRequest } from './engine-request'
 import { roleAllowed } from './clients'
-
-/**
- * An account as the protocol engine's hooks see it (`findAccount`, the authorization checks): what
- * the claims are made of, what decides whether it may hold an app's tokens, and whether the
- * product session that signed its provider session in is still live (null: no provider session
- * named). Read by key on every token issued and every UserInfo read, or read ahead in the token's
- * own statement (adapter.ts).
- */
-export interface AccountRow {
-  id: string
-  name: string
-  email: string
-  email_verified_at: Date | null
-  phone: string | null
-  role: Role
-  status: string
-  picture_id: string | null
-  updated_at: Date
-  session_live: boolean | null
-}
 
 export const ACCOUNT_COLUMNS = ['id', 'name', 'email', 'email_verified_at', 'phone', 'role', 'status', 'picture_id', 'updated_at'] as const
 

@@ -5,9 +5,18 @@ import { recordActivity } from '~server/data/activity/activities'
 import { APPLICATION_COLUMNS, TOKEN_MODELS as APPLICATION_TOKEN_MODELS } from '~server/data/applications/applications'
 import type { Database, Db } from '~server/db/types'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
-import { ACCOUNT_COLUMNS, type AccountRow, accountKey, productSessionLive } from './accounts'
+import { ACCOUNT_COLUMNS, accountKey, productSessionLive } from './accounts'
 import { applicationClientMetadata } from './clients'
-import { type ApplicationRow, type EngineRequest, engineRequest, flushDeferredWrites, providerTransaction, writeKind, writeWithDeferred } from './engine-request'
+import {
+  type AccountRow,
+  type ApplicationRow,
+  type EngineRequest,
+  engineRequest,
+  flushDeferredWrites,
+  providerTransaction,
+  writeKind,
+  writeWithDeferred,
+} from './engine-request'
 
 /**
  * The protocol engine's storage (decision 0400): every model it keeps (provider sessions,

@@ -2,8 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { type CompiledQuery, type OperationNodeSource, type Selectable, sql, type Transaction } from 'kysely'
 import type { AdapterPayload } from 'oidc-provider'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
+import type { Role } from '~shared/constants'
 import type { Database, Db, OidcApplicationsTable } from '~server/db/types'
-import type { AccountRow } from './accounts'
 
 /**
  * What one request of the engine's (service.ts runs each in `engineRequest.run(new EngineRequest(), …)`)
@@ -31,6 +31,26 @@ export class EngineRequest {
 }
 
 export type ApplicationRow = Selectable<OidcApplicationsTable>
+
+/**
+ * An account as the protocol engine's hooks see it (`findAccount`, the authorization checks): what
+ * the claims are made of, what decides whether it may hold an app's tokens, and whether the
+ * product session that signed its provider session in is still live (null: no provider session
+ * named). Read by key on every token issued and every UserInfo read, or read ahead in the token's
+ * own statement (adapter.ts).
+ */
+export interface AccountRow {
+  id: string
+  name: string
+  email: string
+  email_verified_at: Date | null
+  phone: string | null
+  role: Role
+  status: string
+  picture_id: string | null
+  updated_at: Date
+  session_live: boolean | null
+}
 
 export const engineRequest = new AsyncLocalStorage<EngineRequest>()
 
