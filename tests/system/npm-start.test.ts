@@ -54,10 +54,29 @@ describe('npm start before anything else', () => {
       const code = `import(${JSON.stringify(path.join(ROOT, 'scripts', 'preflight.mjs'))}).then((m) => console.log(JSON.stringify(m.preflightProblem(${JSON.stringify(ROOT)}, ${JSON.stringify(version)}))))`
       return JSON.parse(spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' }).stdout) as string | null
     }
-    expect(problem('18.20.8')).toBe('this is Node.js 18.20.8, and the product needs 20.19 or later (24 LTS is the one to use)')
-    expect(problem('20.18.3')).toBe('this is Node.js 20.18.3, and the product needs 20.19 or later (24 LTS is the one to use)')
-    expect(problem('20.19.0')).toBeNull()
+    expect(problem('18.20.8')).toBe('this is Node.js 18.20.8, and the product needs 22.12 or later (24 LTS is the one to use)')
+    // Node.js 20 reached its end of life on 2026-04-30; the protocol engine no longer supports it.
+    expect(problem('20.20.2')).toBe('this is Node.js 20.20.2, and the product needs 22.12 or later (24 LTS is the one to use)')
+    expect(problem('22.11.0')).toBe('this is Node.js 22.11.0, and the product needs 22.12 or later (24 LTS is the one to use)')
+    expect(problem('22.12.0')).toBeNull()
     expect(problem(process.versions.node)).toBeNull()
+  })
+
+  it('checks the same first in every other command that runs the product (npm run user:create, db:seed, …)', () => {
+    const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    const runsTypeScript = Object.entries(scripts).filter(([, command]) => /\.ts\b/.test(command) && !command.startsWith('tsc') && !command.includes('vitest'))
+    expect(runsTypeScript.map(([name]) => name)).toEqual(expect.arrayContaining(['user:create', 'db:seed', 'db:copy', 'oidc:rotate-keys', 'bench']))
+    for (const [name, command] of runsTypeScript) {
+      expect(command, name).toMatch(/^node --import \.\/scripts\/preflight-command\.mjs --import tsx \S+\.ts/)
+    }
+    // Run as npm runs it, in a folder whose dependencies are not installed: a sentence, not a stack.
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-uninstalled-'))
+    copies.push(folder)
+    for (const entry of ['scripts', 'package.json']) fs.cpSync(path.join(ROOT, entry), path.join(folder, entry), { recursive: true })
+    const [, ...args] = scripts['user:create']!.split(' ')
+    const run = spawnSync(process.execPath, [...args, '--email', 'someone@example.com'], { cwd: folder, encoding: 'utf8', timeout: 30_000 })
+    expect(run.status).toBe(1)
+    expect(run.stderr.trim()).toBe('Cannot run: its dependencies are not installed. Run `npm ci` first, then run the command again.')
   })
 })
 
