@@ -150,6 +150,21 @@ const CONNECTED_APPS = [
   { id: 'sales', name: 'Sales Dashboard', scopes: ['openid'], grantedAt: '2026-02-11T16:20:00.000Z', lastUsedAt: null },
 ] as const
 
+/** An application with every setting filled in, as its page shows it. */
+const APPLICATION = {
+  id: 'app_accessibilityaccessibi',
+  name: 'Team Wiki and Engineering Handbook (internal)',
+  type: 'confidential',
+  redirectUris: ['https://wiki.example.com/callback', 'https://wiki.example.com/a/very/long/path/that/has/to/wrap/on/a/phone/callback?tenant=engineering'],
+  postLogoutRedirectUris: ['https://wiki.example.com/'],
+  backchannelLogoutUri: 'https://wiki.example.com/backchannel-logout',
+  allowedRoles: ['ADMIN', 'DEVELOPER'],
+  firstParty: false,
+  enabled: true,
+  createdAt: '2026-01-05T10:00:00.000Z',
+  updatedAt: '2026-01-05T10:00:00.000Z',
+} as const
+
 async function showConnectedApps(page: Page) {
   await page.route('**/api/auth/applications', (route) =>
     route.request().method() === 'GET' ? route.fulfill(answer(200, { success: true, data: { applications: CONNECTED_APPS } })) : route.continue(),
@@ -759,7 +774,28 @@ const SCREENS: Screen[] = [
       await dialog.getByLabel('Name').fill('Accessibility Wiki')
       await dialog.getByLabel(/^Redirect URIs/).fill('https://wiki.example.com/callback')
       await dialog.getByRole('button', { name: 'Create application' }).click()
-      await page.getByRole('dialog', { name: 'Client Credentials' }).waitFor()
+      await page.getByRole('dialog', { name: 'Client Credentials' }).getByRole('textbox', { name: 'End session endpoint' }).waitFor()
+    },
+  },
+  {
+    name: 'applications-none',
+    who: 'admin',
+    async open(page) {
+      await page.route('**/api/admin/applications', (route) =>
+        route.request().method() === 'GET' ? route.fulfill(answer(200, { success: true, data: { applications: [] } })) : route.continue(),
+      )
+      await page.goto('/admin/applications')
+      await page.getByText('docs/sign-in-with-accounts.md').waitFor()
+    },
+  },
+  {
+    name: 'application-page',
+    who: 'admin',
+    async open(page) {
+      await page.route(`**/api/admin/applications/${APPLICATION.id}`, (route) => route.fulfill(answer(200, { success: true, data: { application: APPLICATION } })))
+      await page.goto(`/admin/applications/${APPLICATION.id}`)
+      await h1(page, APPLICATION.name)
+      await page.getByRole('textbox', { name: 'End session endpoint' }).waitFor()
     },
   },
   at('admin', 'activity-logs', '/admin/activity-logs', 'Activity Logs', (page) => page.getByRole('list', { name: 'Activity entries' }).waitFor()),

@@ -8,7 +8,7 @@ import { appCode, turnOnTwoFactor } from './support/two-factor'
 /**
  * Sign in with Accounts, in Chromium: an administrator registers the docs' sample app
  * (docs/examples/sample-app.mjs, run as its own process) on the Applications page and copies its
- * secret; people sign in to it through the product's own sign-in and consent pages (with a password,
+ * secret and the issuer shown beside it; people sign in to it through the product's own sign-in and consent pages (with a password,
  * then with two-factor), sign out of it through the product's confirmation, and remove its access
  * under Profile, Security, Connected apps.
  */
@@ -85,8 +85,29 @@ describe('Sign in with Accounts', () => {
     const secret = await admin.page.evaluate(() => navigator.clipboard.readText())
     expect(secret).toBe(await shown.getByRole('textbox', { name: 'Client secret' }).inputValue())
     expect(secret).toMatch(/^[\w-]{43}$/)
+    // Beside them, where the app finds the provider: its issuer (APP_URL/oidc), copied as the secret was.
+    await shown.getByRole('button', { name: 'Copy Issuer' }).click()
+    await admin.page.getByText('Issuer copied').waitFor()
+    const issuer = await admin.page.evaluate(() => navigator.clipboard.readText())
+    expect(issuer).toBe(`${e2e.server.url}/oidc`)
+    expect(await shown.getByRole('textbox', { name: 'Discovery URL' }).inputValue()).toBe(`${issuer}/.well-known/openid-configuration`)
+    await shown.getByRole('button', { name: 'Done' }).click()
 
-    sample = await startSampleApp({ ISSUER: `${e2e.server.url}/oidc`, CLIENT_ID: id, CLIENT_SECRET: secret, PORT: port })
+    // The application's page gives the same to whoever connects it later (never the secret).
+    await admin.page.getByRole('link', { name: APP }).click()
+    await admin.page.getByRole('heading', { level: 1, name: APP }).waitFor()
+    expect(await admin.page.getByRole('textbox', { name: 'Client ID' }).inputValue()).toBe(id)
+    expect(await admin.page.getByRole('textbox', { name: 'Issuer' }).inputValue()).toBe(issuer)
+    const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Record<string, string>
+    for (const [label, field] of [
+      ['Token endpoint', 'token_endpoint'],
+      ['End session endpoint', 'end_session_endpoint'],
+    ] as const) {
+      expect(await admin.page.getByRole('textbox', { name: label }).inputValue()).toBe(discovery[field])
+    }
+    expect(await admin.page.content()).not.toContain(secret)
+
+    sample = await startSampleApp({ ISSUER: issuer, CLIENT_ID: id, CLIENT_SECRET: secret, PORT: port })
 
     const account = await e2e.accounts.create({ name: 'Ada Lovelace', role: 'DEVELOPER' })
     const person = await e2e.open()

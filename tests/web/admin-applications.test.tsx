@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import { describe, expect, test } from 'vitest'
 import type { Application } from '~shared/schemas/applications'
+import { ApplicationPage } from '~web/features/admin-applications/components/application-page'
 import { ApplicationsPage } from '~web/features/admin-applications/components/applications-page'
 import { type FakeApi, fail, installFakeApi, ok } from './support/fake-api'
 import { fieldError, toastTexts } from './support/queries'
@@ -32,12 +33,50 @@ const phone: Application = {
   enabled: false,
 }
 
+/**
+ * The provider's discovery document, as the server answers it behind a proxy: its APP_URL
+ * (https://accounts.example.com) is not the address the browser opened (http://localhost).
+ */
+const discovery = {
+  issuer: 'https://accounts.example.com/oidc',
+  authorization_endpoint: 'https://accounts.example.com/oidc/auth',
+  token_endpoint: 'https://accounts.example.com/oidc/token',
+  userinfo_endpoint: 'https://accounts.example.com/oidc/me',
+  jwks_uri: 'https://accounts.example.com/oidc/jwks',
+  end_session_endpoint: 'https://accounts.example.com/oidc/session/end',
+  response_types_supported: ['code'],
+}
+
+/** What an app's team is given beside the client ID: the label of each field, and its value. */
+const providerAddresses = {
+  Issuer: 'https://accounts.example.com/oidc',
+  'Discovery URL': 'https://accounts.example.com/oidc/.well-known/openid-configuration',
+  'Authorization endpoint': 'https://accounts.example.com/oidc/auth',
+  'Token endpoint': 'https://accounts.example.com/oidc/token',
+  'UserInfo endpoint': 'https://accounts.example.com/oidc/me',
+  'JWKS URI': 'https://accounts.example.com/oidc/jwks',
+  'End session endpoint': 'https://accounts.example.com/oidc/session/end',
+}
+
+function answerDiscovery(api: FakeApi) {
+  return api.on('GET /oidc/.well-known/openid-configuration', { status: 200, body: discovery })
+}
+
 function renderApplications(applications: Application[] = [wiki, phone], api: FakeApi = installFakeApi()) {
-  api.on('GET /admin/applications', ok({ applications }))
+  answerDiscovery(api).on('GET /admin/applications', ok({ applications }))
   return { api, ...renderApp(<ApplicationsPage />, { url: '/admin/applications', user: admin }) }
 }
 
-const row = (name: string) => screen.getByText(name, { selector: 'span' }).closest('tr') as HTMLElement
+/** Each of the provider's addresses is in `area`, under its label, with a Copy button of its own. */
+async function expectProviderAddresses(area: HTMLElement) {
+  await within(area).findByLabelText('Issuer')
+  for (const [label, value] of Object.entries(providerAddresses)) {
+    expect((within(area).getByLabelText(label) as HTMLInputElement).value, label).toBe(value)
+    expect(within(area).getByRole('button', { name: `Copy ${label}` })).toBeTruthy()
+  }
+}
+
+const row = (name: string) => screen.getByRole('link', { name }).closest('tr') as HTMLElement
 
 async function fillNewApplication(user: ReturnType<typeof renderApp>['user'], redirectUris: string) {
   await user.click(await screen.findByRole('button', { name: 'New application' }))
@@ -65,9 +104,58 @@ describe('applications', () => {
     expect(within(row('Phone App')).getByText('Public')).toBeTruthy()
   })
 
-  test('none yet: "No applications yet"', async () => {
+  test('none yet: "No applications yet", what an application is, and where the guide for app teams is', async () => {
     renderApplications([])
     expect(await screen.findByText('No applications yet')).toBeTruthy()
+    expect(screen.getByText(/An application is one of the company's apps/)).toBeTruthy()
+    expect(screen.getByText(/gives its team the client ID, and this server's issuer and endpoints/)).toBeTruthy()
+    expect(screen.getByText('docs/sign-in-with-accounts.md').closest('p')!.textContent).toBe(
+      "The guide for app teams is in the product's source: docs/sign-in-with-accounts.md",
+    )
+  })
+
+  test("each application's name opens its page", async () => {
+    const { user, location } = renderApplications()
+    await user.click(await screen.findByRole('link', { name: 'Team Wiki' }))
+    expect(location().pathname).toBe(`/admin/applications/${wiki.id}`)
+  })
+
+  test("an application's page gives its team what it needs, as the server names it (APP_URL, not the browser's address)", async () => {
+    const api = answerDiscovery(installFakeApi()).on('GET /admin/applications/:id', (request) =>
+      request.params.id === wiki.id ? ok({ application: wiki }) : fail(404, 'Application not found', { code: 'NOT_FOUND' }),
+    )
+    const { user } = renderApp(<ApplicationPage />, { url: `/admin/applications/${wiki.id}`, path: '/admin/applications/:id', user: admin })
+    expect(await screen.findByRole('heading', { level: 1, name: 'Team Wiki' })).toBeTruthy()
+    expect((screen.getByLabelText('Client ID') as HTMLInputElement).value).toBe(wiki.id)
+    const addresses = screen.getByRole('region', { name: 'Provider addresses' })
+    await expectProviderAddresses(addresses)
+    expect(api.callsTo('GET /oidc/.well-known/openid-configuration')).toHaveLength(1)
+
+    await user.click(within(addresses).getByRole('button', { name: 'Copy Issuer' }))
+    expect(await navigator.clipboard.readText()).toBe('https://accounts.example.com/oidc')
+    await waitFor(() => expect(toastTexts()).toContain('Issuer copied'))
+    await user.click(screen.getByRole('button', { name: 'Copy Client ID' }))
+    expect(await navigator.clipboard.readText()).toBe(wiki.id)
+
+    // How it is registered, beside it.
+    expect(screen.getByText('https://wiki.example.com/other')).toBeTruthy()
+    expect(screen.getByText('Every role')).toBeTruthy()
+  })
+
+  test("an unknown application's page says so", async () => {
+    answerDiscovery(installFakeApi()).on('GET /admin/applications/:id', fail(404, 'Application not found', { code: 'NOT_FOUND' }))
+    renderApp(<ApplicationPage />, { url: '/admin/applications/app_gone', path: '/admin/applications/:id', user: admin })
+    expect(await screen.findByText('Application not found')).toBeTruthy()
+  })
+
+  test('when the server cannot say its addresses, the page says so and tries again on request', async () => {
+    const api = installFakeApi().on('GET /admin/applications/:id', ok({ application: wiki }))
+    api.on('GET /oidc/.well-known/openid-configuration', { status: 503, body: { error: 'server_error' } })
+    const { user } = renderApp(<ApplicationPage />, { url: `/admin/applications/${wiki.id}`, path: '/admin/applications/:id', user: admin })
+    expect(await screen.findByText("Failed to load the provider's addresses. Please try again.")).toBeTruthy()
+    answerDiscovery(api)
+    await user.click(screen.getByRole('button', { name: 'Retry' }))
+    await expectProviderAddresses(screen.getByRole('region', { name: 'Provider addresses' }))
   })
 
   test('creating one sends the form as the API takes it, then shows the client id and the secret once, with Copy', async () => {
@@ -92,6 +180,7 @@ describe('applications', () => {
     expect((within(credentials).getByLabelText('Client ID') as HTMLInputElement).value).toBe(wiki.id)
     expect((within(credentials).getByLabelText('Client secret') as HTMLInputElement).value).toBe('the-secret-shown-once')
     expect(within(credentials).getByRole('alert').textContent).toContain('it will not be shown again')
+    await expectProviderAddresses(credentials)
     await user.click(within(credentials).getByRole('button', { name: 'Copy Client secret' }))
     expect(await navigator.clipboard.readText()).toBe('the-secret-shown-once')
     await waitFor(() => expect(toastTexts()).toContain('Client secret copied'))
@@ -153,6 +242,7 @@ describe('applications', () => {
     await user.click(within(await screen.findByRole('dialog', { name: 'Replace Client Secret' })).getByRole('button', { name: 'Replace secret' }))
     const credentials = await screen.findByRole('dialog', { name: 'Client Credentials' })
     expect((within(credentials).getByLabelText('Client secret') as HTMLInputElement).value).toBe('a-new-secret')
+    await expectProviderAddresses(credentials)
   })
 
   test('a public application has no secret to replace; disabling sends enabled: false', async () => {

@@ -94,6 +94,12 @@ describe('the guard on the real routes', () => {
     expect(location().pathname).toBe('/unauthorized')
   })
 
+  test("an application's page is the Applications page's: a developer goes to /unauthorized", async () => {
+    const { location } = renderApp(null, { url: '/admin/applications/app_wikiwikiwikiwikiwikiw', user: makeUser({ role: 'DEVELOPER' }) })
+    await screen.findByRole('heading', { name: 'Access Denied' })
+    expect(location().pathname).toBe('/unauthorized')
+  })
+
   test('Access Denied keeps the top bar and the side menu for a signed-in user, and is bare for a visitor', async () => {
     const first = renderApp(null, { url: '/admin/users', user: makeUser({ role: 'MODERATOR', name: 'Mo Derator' }) })
     await screen.findByRole('heading', { name: 'Access Denied', level: 1 })

@@ -1,7 +1,7 @@
 import type { ComponentType } from 'react'
 import { Navigate, type RouteObject } from 'react-router'
 import { PageSpinner } from '~web/components/ui/spinner'
-import { paths } from '~web/config/paths'
+import { applicationPagePattern, paths } from '~web/config/paths'
 import type { RouteHandle } from './require-access'
 import { loadAppTexts } from '~web/lib/i18n'
 import { RouteError } from './route-error'
@@ -17,10 +17,13 @@ function page<M>(load: () => Promise<M>, pick: (module: M) => ComponentType) {
   return async () => ({ Component: pick(await load()) })
 }
 
-/** A signed-in page: its module and the signed-in area's English texts (decision 0213), together. */
-const guarded = (path: (typeof paths)[keyof typeof paths] & RouteHandle['page'], load: () => Promise<{ Component: ComponentType }>): RouteObject => ({
-  path,
-  handle: { page: path } satisfies RouteHandle,
+/**
+ * A signed-in page: its module and the signed-in area's English texts (decision 0213), together.
+ * A page under another (`at`, an application's page) is guarded as that one.
+ */
+const guarded = (page: (typeof paths)[keyof typeof paths] & RouteHandle['page'], load: () => Promise<{ Component: ComponentType }>, at: string = page): RouteObject => ({
+  path: at,
+  handle: { page } satisfies RouteHandle,
   lazy: async () => (await Promise.all([load(), loadAppTexts()]))[0],
 })
 
@@ -165,6 +168,14 @@ export const routes: RouteObject[] = [
               () => import('~web/features/admin-applications/components/applications-page'),
               (m) => m.ApplicationsPage,
             ),
+          ),
+          guarded(
+            paths.adminApplications,
+            page(
+              () => import('~web/features/admin-applications/components/application-page'),
+              (m) => m.ApplicationPage,
+            ),
+            applicationPagePattern,
           ),
           guarded(
             paths.activityLogs,

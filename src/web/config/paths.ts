@@ -28,6 +28,12 @@ export function accountStatusPath(status: string | null | undefined, email?: str
   return `${paths.accountStatus}?${query}`
 }
 
+/** An application's own page, under the Applications page. */
+export const applicationPagePattern = `${paths.adminApplications}/:id`
+export function applicationPagePath(id: string): string {
+  return `${paths.adminApplications}/${encodeURIComponent(id)}`
+}
+
 /** Only same-app paths may be returned to after sign-in (never another origin). */
 export function safeReturnPath(value: unknown): string | null {
   if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return null

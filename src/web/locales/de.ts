@@ -629,6 +629,33 @@ const de: Messages = {
     copied: '{{label}} kopiert',
     copyFailed: 'Kopieren nicht möglich: markieren Sie den Text und kopieren Sie ihn',
     done: 'Fertig',
+    emptyWhat:
+      'Eine Anwendung ist eine App des Unternehmens (ein Wiki, ein Dashboard, eine mobile App), bei der man sich mit dem Konto von hier anmeldet, statt dort eigene Passwörter zu führen.',
+    emptyNext:
+      'Registrieren Sie sie mit der Adresse, zu der sie nach der Anmeldung zurückkehrt: Ihre Seite gibt ihrem Team dann die Client-ID sowie den Aussteller und die Endpunkte dieses Servers.',
+    emptyGuide: 'Die Anleitung für App-Teams liegt im Quellcode des Produkts:',
+    provider: {
+      title: 'Adressen des Anbieters',
+      hint: 'Die meisten OpenID-Connect-Bibliotheken brauchen nur den Aussteller (oder die Discovery-URL), die Client-ID und das Secret: Alle Endpunkte lesen sie aus der Discovery.',
+      issuer: 'Aussteller (Issuer)',
+      discovery: 'Discovery-URL',
+      authorization: 'Autorisierungs-Endpunkt',
+      token: 'Token-Endpunkt',
+      userinfo: 'UserInfo-Endpunkt',
+      jwks: 'JWKS-URI',
+      endSession: 'Endpunkt zum Beenden der Sitzung',
+      loadError: 'Die Adressen des Anbieters konnten nicht geladen werden. Bitte erneut versuchen.',
+    },
+    page: {
+      back: 'Alle Anwendungen',
+      credentials: 'Zugangsdaten',
+      secretHint: 'Das Client-Secret wird nur einmal gezeigt, wenn es erstellt wird. Geht es verloren, ersetzen Sie es in der Liste der Anwendungen.',
+      settings: 'Einstellungen',
+      none: 'Keine',
+      everyRole: 'Alle Rollen',
+      notFound: 'Anwendung nicht gefunden',
+      loadError: 'Die Anwendung konnte nicht geladen werden. Bitte erneut versuchen.',
+    },
   },
   audit: {
     by: 'von {{name}}',

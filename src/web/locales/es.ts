@@ -628,6 +628,33 @@ const es: Messages = {
     copied: '{{label}} copiado',
     copyFailed: 'No se pudo copiar: selecciona el texto y cópialo',
     done: 'Listo',
+    emptyWhat:
+      'Una aplicación es una de las aplicaciones de la empresa (una wiki, un panel, una aplicación móvil) que permite iniciar sesión con la cuenta de aquí en lugar de guardar contraseñas propias.',
+    emptyNext:
+      'Regístrala con la dirección a la que vuelve tras iniciar sesión: su página da luego a su equipo el ID de cliente, y el emisor y los endpoints de este servidor.',
+    emptyGuide: 'La guía para los equipos de aplicaciones está en el código fuente del producto:',
+    provider: {
+      title: 'Direcciones del proveedor',
+      hint: 'La mayoría de las bibliotecas OpenID Connect solo necesitan el emisor (o la URL de descubrimiento), el ID de cliente y el secreto: leen todos los endpoints del descubrimiento.',
+      issuer: 'Emisor (issuer)',
+      discovery: 'URL de descubrimiento',
+      authorization: 'Endpoint de autorización',
+      token: 'Endpoint de tokens',
+      userinfo: 'Endpoint de UserInfo',
+      jwks: 'URI de JWKS',
+      endSession: 'Endpoint de cierre de sesión',
+      loadError: 'No se pudieron cargar las direcciones del proveedor. Inténtalo de nuevo.',
+    },
+    page: {
+      back: 'Todas las aplicaciones',
+      credentials: 'Credenciales',
+      secretHint: 'El secreto de cliente se muestra una sola vez, al crearlo. Si se pierde, reemplázalo desde la lista de aplicaciones.',
+      settings: 'Configuración',
+      none: 'Ninguno',
+      everyRole: 'Todos los roles',
+      notFound: 'Aplicación no encontrada',
+      loadError: 'No se pudo cargar la aplicación. Inténtalo de nuevo.',
+    },
   },
   audit: {
     by: 'por {{name}}',

@@ -629,6 +629,33 @@ const fr: Messages = {
     copied: '{{label}} copié',
     copyFailed: 'Copie impossible : sélectionnez le texte et copiez-le',
     done: 'Terminé',
+    emptyWhat:
+      "Une application est l'une des applications de l'entreprise (un wiki, un tableau de bord, une application mobile) qui permet de se connecter avec son compte d'ici au lieu de garder ses propres mots de passe.",
+    emptyNext:
+      "Enregistrez-la avec l'adresse où elle revient après la connexion : sa page donne ensuite à son équipe l'ID client, ainsi que l'émetteur et les points de terminaison de ce serveur.",
+    emptyGuide: "Le guide des équipes d'applications se trouve dans les sources du produit :",
+    provider: {
+      title: 'Adresses du fournisseur',
+      hint: "La plupart des bibliothèques OpenID Connect n'ont besoin que de l'émetteur (ou de l'URL de découverte), de l'ID client et du secret : elles lisent tous les points de terminaison dans la découverte.",
+      issuer: 'Émetteur (issuer)',
+      discovery: 'URL de découverte',
+      authorization: "Point de terminaison d'autorisation",
+      token: 'Point de terminaison des jetons',
+      userinfo: 'Point de terminaison UserInfo',
+      jwks: 'URI JWKS',
+      endSession: 'Point de terminaison de fin de session',
+      loadError: 'Impossible de charger les adresses du fournisseur. Veuillez réessayer.',
+    },
+    page: {
+      back: 'Toutes les applications',
+      credentials: 'Identifiants',
+      secretHint: "Le secret client n'est affiché qu'une fois, à sa création. S'il est perdu, remplacez-le depuis la liste des applications.",
+      settings: 'Paramètres',
+      none: 'Aucune',
+      everyRole: 'Tous les rôles',
+      notFound: 'Application introuvable',
+      loadError: "Impossible de charger l'application. Veuillez réessayer.",
+    },
   },
   audit: {
     by: 'par {{name}}',

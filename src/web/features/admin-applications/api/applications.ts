@@ -17,6 +17,16 @@ export function useApplications() {
   return useQuery(applicationsQueryOptions())
 }
 
+export async function getApplication(id: string, signal?: AbortSignal): Promise<Application> {
+  const { data } = await api.get<{ application: Application }>(applicationPath(id), { signal })
+  return data.application
+}
+
+/** One application, for its page; under the list's key, so every change refreshes it too. */
+export function useApplication(id: string) {
+  return useQuery({ queryKey: ['applications', id], queryFn: ({ signal }) => getApplication(id, signal) })
+}
+
 /** POST /admin/applications: a confidential application's secret is in this answer only. */
 export async function createApplication(input: CreateApplicationInput): Promise<CreatedApplication> {
   const { data } = await api.post<CreatedApplication>('/admin/applications', input)

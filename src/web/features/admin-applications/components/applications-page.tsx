@@ -5,12 +5,13 @@ import { Button } from '~web/components/ui/button'
 import { Card, CardContent } from '~web/components/ui/card'
 import { PageHeader } from '~web/components/ui/page-header'
 import { PageSpinner } from '~web/components/ui/spinner'
-import { EmptyState, ErrorState } from '~web/components/ui/states'
+import { ErrorState } from '~web/components/ui/states'
 import { toastFailure } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
 import { useApplications, useDeleteApplication, useReplaceApplicationSecret, useUpdateApplication } from '../api/applications'
 import { ApplicationFormDialog } from './application-form-dialog'
+import { ApplicationsEmpty } from './applications-empty'
 import { type ApplicationAction, ApplicationsTable } from './applications-table'
 import { ConfirmDialog } from './confirm-dialog'
 import { type Credentials, CredentialsDialog } from './credentials-dialog'
@@ -101,7 +102,7 @@ export function ApplicationsPage() {
           ) : query.isError && !query.data ? (
             <ErrorState message={t('applications.loadError')} onRetry={() => void query.refetch()} />
           ) : applications.length === 0 ? (
-            <EmptyState title={t('applications.empty')} />
+            <ApplicationsEmpty />
           ) : (
             <ApplicationsTable applications={applications} onAction={onAction} />
           )}

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react'
+import { Link } from 'react-router'
 import EllipsisVertical from 'lucide-react/icons/ellipsis-vertical'
 import KeyRound from 'lucide-react/icons/key-round'
 import Pencil from 'lucide-react/icons/pencil'
@@ -8,6 +9,7 @@ import type { Application } from '~shared/schemas/applications'
 import { Badge } from '~web/components/ui/badge'
 import { buttonClass } from '~web/components/ui/button'
 import { Menu, MenuContent, MenuItem, MenuTrigger } from '~web/components/ui/dropdown-menu'
+import { applicationPagePath } from '~web/config/paths'
 import { useI18n } from '~web/lib/i18n'
 import { formatDate } from '~web/lib/time'
 
@@ -15,7 +17,7 @@ export type ApplicationAction = 'edit' | 'replace-secret' | 'toggle' | 'delete'
 
 /**
  * The applications. From md up a table; below, each row a card whose cells carry their column
- * name. Each row's actions button carries the application's id, so focus can go back to it when
+ * name. Each name opens the application's page (its client ID and the provider's addresses). Each row's actions button carries the application's id, so focus can go back to it when
  * a dialog it opened closes.
  */
 export function ApplicationsTable({ applications, onAction }: { applications: Application[]; onAction: (application: Application, action: ApplicationAction) => void }) {
@@ -40,7 +42,11 @@ export function ApplicationsTable({ applications, onAction }: { applications: Ap
           {applications.map((application) => (
             <tr key={application.id} className="relative block border-b border-line py-3 last:border-0 md:table-row md:py-0">
               <td className="block pr-12 md:table-cell md:px-2 md:py-3">
-                <span className="font-medium break-words">{application.name}</span>
+                <span className="font-medium break-words">
+                  <Link to={applicationPagePath(application.id)} className="text-primary underline-offset-4 hover:underline dark:text-blue-300">
+                    {application.name}
+                  </Link>
+                </span>
                 <span className="block font-mono text-xs wrap-anywhere text-muted">{application.id}</span>
               </td>
               <Cell label={t('applications.columns.type')}>{t(`applications.types.${application.type}`)}</Cell>

@@ -1,10 +1,9 @@
-import { useId } from 'react'
 import TriangleAlert from 'lucide-react/icons/triangle-alert'
 import { Button } from '~web/components/ui/button'
 import { Dialog } from '~web/components/ui/dialog'
-import { Input } from '~web/components/ui/input'
 import { useI18n } from '~web/lib/i18n'
-import { notify } from '~web/lib/toast'
+import { CopyField } from './copy-field'
+import { ProviderAddresses } from './provider-addresses'
 
 /** What the credentials dialog shows: the client id, and the secret when one was just made. */
 export interface Credentials {
@@ -16,7 +15,8 @@ export interface Credentials {
 /**
  * The client ID and, just after a confidential application is created or its secret replaced,
  * the client secret: shown this once (the server keeps only its hash), with Copy buttons and a
- * warning that it will not be shown again.
+ * warning that it will not be shown again. Below them, the provider's addresses the app's team
+ * needs with them (issuer, discovery, endpoints).
  */
 export function CredentialsDialog({ credentials, onClose }: { credentials: Credentials | null; onClose: () => void }) {
   const { t } = useI18n()
@@ -44,37 +44,12 @@ export function CredentialsDialog({ credentials, onClose }: { credentials: Crede
           ) : (
             <p className="text-sm text-muted">{t('applications.noSecret')}</p>
           )}
+          <ProviderAddresses />
           <div className="flex justify-end pt-2">
             <Button onClick={onClose}>{t('applications.done')}</Button>
           </div>
         </div>
       ) : null}
     </Dialog>
-  )
-}
-
-function CopyField({ label, value }: { label: string; value: string }) {
-  const { t } = useI18n()
-  const id = useId()
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(value)
-      notify.success(t('applications.copied', { label }))
-    } catch {
-      notify.error(t('applications.copyFailed'))
-    }
-  }
-  return (
-    <div className="space-y-1.5">
-      <label htmlFor={id} className="block text-sm font-medium text-fg">
-        {label}
-      </label>
-      <div className="flex gap-2">
-        <Input id={id} readOnly value={value} className="font-mono" onFocus={(event) => event.currentTarget.select()} />
-        <Button variant="outline" onClick={() => void copy()} aria-label={t('applications.copyLabel', { label })}>
-          {t('applications.copy')}
-        </Button>
-      </div>
-    </div>
   )
 }
