@@ -63,16 +63,13 @@ export function UsersTable({
     // name), it scrolls inside the card rather than the page scrolling sideways.
     <div className="md:overflow-x-auto">
       <table tabIndex={-1} data-users-table className="w-full text-left text-sm outline-none">
+        {/* The hint of the WAI-ARIA sortable table, outside every header's and button's name. */}
+        <caption className="sr-only">{t('adminLists.sortableTable')}</caption>
         <thead className="hidden border-b border-line text-muted md:table-header-group">
           <tr>
+            {/* Sorted by name; by e-mail address from the page's Sort by choice (one button per header). */}
             <th scope="col" aria-sort={ariaSort(sorting, 'name', 'email')} className="px-2 py-2 font-medium xl:px-3">
-              <span className="flex flex-wrap items-center gap-x-2">
-                <span>{t('users.columns.user')}</span>
-                <span aria-hidden>·</span>
-                <SortButton column="name" label={t('adminLists.sorts.name')} {...sorting} />
-                <span aria-hidden>·</span>
-                <SortButton column="email" label={t('adminLists.sorts.email')} {...sorting} />
-              </span>
+              <SortButton column="name" label={t('users.columns.user')} {...sorting} marked={sorting.sort === 'email'} />
             </th>
             <th scope="col" aria-sort={ariaSort(sorting, 'role')} className="px-2 py-2 font-medium xl:px-3">
               <SortButton column="role" label={t('users.columns.role')} {...sorting} />
@@ -159,24 +156,21 @@ function ariaSort({ sort, order }: Sorting, ...columns: UserSort[]): 'ascending'
 }
 
 /**
- * A column header's sort button: the first press sorts ascending (dates newest first), the next
- * reverses. Its name says the column and, for the sorted one, the order.
+ * A column header's sort button (the WAI-ARIA sortable table): its name is the column's, so the
+ * header keeps the column's name and every cell is read with it; the order is the header's
+ * aria-sort, the arrow only shows it. The first press sorts ascending (dates newest first), the
+ * next reverses. `marked`: the column is sorted by another of its keys (the user by e-mail).
  */
-function SortButton({ column, label, sort, order, onSort }: Sorting & { column: UserSort; label: string }) {
-  const { t } = useI18n()
+function SortButton({ column, label, sort, order, onSort, marked = false }: Sorting & { column: UserSort; label: string; marked?: boolean }) {
   const active = sort === column
   const firstOrder: SortOrder = column === 'createdAt' || column === 'lastSignInAt' ? 'desc' : 'asc'
   const next: SortOrder = active ? (order === 'asc' ? 'desc' : 'asc') : firstOrder
-  const Icon = active ? (order === 'asc' ? ArrowUp : ArrowDown) : ArrowUpDown
+  const shown = active || marked
+  const Icon = shown ? (order === 'asc' ? ArrowUp : ArrowDown) : ArrowUpDown
   return (
-    <button
-      type="button"
-      onClick={() => onSort(column, next)}
-      className="-mx-1 inline-flex items-center gap-1 rounded px-1 py-0.5 font-medium hover:text-fg"
-      aria-label={active ? t('adminLists.sortedBy', { column: label, order: t(`adminLists.orders.${order}`) }) : t('adminLists.sortByColumn', { column: label })}
-    >
+    <button type="button" onClick={() => onSort(column, next)} className="-mx-1 inline-flex items-center gap-1 rounded px-1 py-0.5 font-medium hover:text-fg">
       {label}
-      <Icon aria-hidden className={active ? 'size-3.5 shrink-0 text-fg' : 'hidden size-3.5 shrink-0 opacity-60 xl:inline'} />
+      <Icon aria-hidden className={shown ? 'size-3.5 shrink-0 text-fg' : 'hidden size-3.5 shrink-0 opacity-60 xl:inline'} />
     </button>
   )
 }
