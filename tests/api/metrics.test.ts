@@ -68,6 +68,18 @@ describe('metrics', () => {
     expect(text).not.toContain(secretLooking)
   })
 
+  it("labels a request no route took with its method only when it is one of HTTP's usual ones", async () => {
+    const methods = ['PROPFIND', 'MKCOL', 'LOCK', 'SEARCH', 'PURGE']
+    for (const method of methods) {
+      expect((await t.app.inject({ method: method as 'GET', url: `/api/no-such-${method.toLowerCase()}` })).statusCode).toBe(404)
+    }
+    expect((await t.app.inject({ method: 'DELETE', url: '/no-such-address' })).statusCode).toBe(404)
+    const text = await scrape()
+    expect(sample(text, 'http_request_duration_seconds_count', { method: 'other', route: 'unmatched', status_code: '404' })).toBe(methods.length)
+    expect(sample(text, 'http_request_duration_seconds_count', { method: 'DELETE', route: 'unmatched', status_code: '404' })).toBeGreaterThanOrEqual(1)
+    for (const method of methods) expect(text).not.toContain(`method="${method}"`)
+  })
+
   it('counts sign-in outcomes', async () => {
     const before = await scrape()
     const count = (text: string, outcome: string) => sample(text, 'accounts_sign_ins_total', { outcome }) ?? Number.NaN

@@ -8,13 +8,17 @@ const SIGN_IN_ROUTES = new Map<string, (metrics: Metrics, outcome: SignInOutcome
   ['POST /api/auth/passkeys/authentication', (metrics, outcome) => metrics.countPasskeySignIn(outcome)],
 ])
 
+/** The route label of every file of the web app's build: one series per method and status, whatever the release. */
+export const WEB_APP_FILES = 'static'
+
 /**
  * Times every answer by route pattern and status, and counts sign-in outcomes. Kept to a hook of
  * a few lookups: it runs on every request, /auth/me included (docs/benchmarks/auth.md measured it).
  */
 export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', (request, reply, done) => {
-    metrics.observeRequest(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000)
+    const { url, config } = request.routeOptions
+    metrics.observeRequest(request.method, config.webAppFile ? WEB_APP_FILES : url, reply.statusCode, reply.elapsedTime / 1000)
     done()
   })
 

@@ -21,6 +21,9 @@ import { SIGN_IN_OUTCOMES, type SignInOutcome } from './sign-in-outcome'
 /** Seconds. The fast end is fine-grained: a signed-in GET takes about 2 ms (docs/benchmarks/auth.md). */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
+/** The methods an unmatched request is labelled with; any other is `other`. */
+const USUAL_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
 /** The parts of the running server whose state is read at scrape time. */
 export interface MetricsSources {
   hasher: PasswordHasher
@@ -175,8 +178,10 @@ export class Metrics {
   }
 
   observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {
-    // A request no route took is labelled as such: never its raw URL, which anyone can vary.
-    this.requestDurations.observe(method, route ?? 'unmatched', status, seconds)
+    // A request no route took is labelled as such: never its raw URL, nor a method outside HTTP's
+    // usual ones (Node.js accepts some thirty, WebDAV's among them), which anyone can vary.
+    if (route === undefined) this.requestDurations.observe(USUAL_METHODS.has(method) ? method : 'other', 'unmatched', status, seconds)
+    else this.requestDurations.observe(method, route, status, seconds)
   }
 
   countSignIn(outcome: SignInOutcome): void {

@@ -16,9 +16,20 @@ export interface PageSettings {
   supportEmail?: string | undefined
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A file of the web app's build: the metrics count every one under one route (decision 0022). */
+    webAppFile?: true
+  }
+}
+
 export function webRoutes(webDir: string, settings: PageSettings = {}): FastifyPluginAsync {
   return async (app) => {
     const indexHtml = withSettings(fs.readFileSync(path.join(webDir, 'index.html'), 'utf8'), settings)
+    // @fastify/static registers one route per file (`wildcard: false`): each is marked as one.
+    app.addHook('onRoute', (route) => {
+      if (route.url !== '/*') route.config = { ...route.config, webAppFile: true }
+    })
     await app.register(fastifyStatic, {
       root: webDir,
       index: false,
