@@ -4,6 +4,7 @@
 // of life), and the dependencies installed.
 import fs from 'node:fs'
 import path from 'node:path'
+import { say } from './log-format.mjs'
 
 /** What stops the product from starting here, in a sentence; null when nothing does. */
 export function preflightProblem(root, version = process.versions.node, verb = 'start') {
@@ -18,10 +19,15 @@ export function preflightProblem(root, version = process.versions.node, verb = '
   return null
 }
 
-/** Says what stops `npm start` (verb `start`) or a command (`run`) and exits, or returns. */
+/**
+ * Says what stops `npm start` (verb `start`, in its log's format) or a command (`run`, to the person
+ * who typed it) and exits, or returns.
+ */
 export function preflight(root, verb = 'start') {
   const problem = preflightProblem(root, process.versions.node, verb)
   if (!problem) return
-  console.error(`\nCannot ${verb}: ${problem}.\n`)
+  const sentence = `Cannot ${verb}: ${problem}.`
+  if (verb === 'start') say('fatal', sentence, { text: `\n${sentence}\n` })
+  else console.error(`\n${sentence}\n`)
   process.exit(1)
 }

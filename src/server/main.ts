@@ -6,20 +6,25 @@ import { webBuildDir } from '~server/config/paths'
 import { isLoopbackHost } from '~shared/loopback'
 import { checkFirstAdminSettings, ensureFirstAdmin } from '~server/use-cases/users/ensure-account'
 import { ExplainedError } from '~server/explained-error'
-import { type Runtime, startRuntime } from './runtime'
+import { forgetFirstAdminPassword, keepFirstAdminPassword } from '~server/config/first-admin-password'
+import { jsonLine, say, warningsInLogFormat } from '../../scripts/log-format.mjs'
+import { readableLog, type Runtime, startRuntime } from './runtime'
 
 /**
- * `npm start`: one process serving the web app and the API. Prints where it listens and, the
- * first time, the generated admin's credentials. SIGTERM stops accepting, lets requests in
- * flight finish, closes the database and exits 0.
+ * `npm start`: one process serving the web app and the API. Says where it listens and, the
+ * first time, where the generated admin's credentials are. SIGTERM stops accepting, lets requests
+ * in flight finish, closes the database and exits 0. Everything it writes is in its log's format
+ * (decision 0212): JSON lines, or in development on a terminal lines a person reads.
  */
 const SHUTDOWN_TIMEOUT_MS = 10_000
 
 async function main(): Promise<void> {
+  warningsInLogFormat()
   const config = loadConfig()
   checkFirstAdminSettings(config)
   const runtime: Runtime = await startRuntime(config)
   const { ctx } = runtime
+  const readable = readableLog(config)
 
   const webDir = webBuildDir()
   const hasWeb = fs.existsSync(path.join(webDir, 'index.html'))
@@ -60,8 +65,14 @@ async function main(): Promise<void> {
   }
   await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => giveUp(listenRefusal(error, config.host, config.port)))
   // The first administrator is created once the port is ours: a start that cannot listen (another
-  // program on port 3000, say) must not create an account whose password it never prints.
-  const admin = await ensureFirstAdmin(ctx).catch(giveUp)
+  // program on port 3000, say) must not create an account whose password it never gives. A
+  // generated password is printed only to a terminal; anywhere else (a collected log, readable or
+  // not) it goes to a file only this user may read, and the log says where (decision 0014).
+  const toTerminal = readable && process.stdout.isTTY === true
+  let passwordFile: string | undefined
+  const keep = toTerminal ? undefined : (generated: { email: string; password: string }) => void (passwordFile = keepFirstAdminPassword(config.dataDir, generated))
+  const admin = await ensureFirstAdmin(ctx, keep ? { keep } : {}).catch(giveUp)
+  if (passwordFile && !admin?.password) forgetFirstAdminPassword(passwordFile)
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
   // One address to open, the one every e-mailed link uses (APP_URL); the server's own address
@@ -70,18 +81,29 @@ async function main(): Promise<void> {
   const appUrl = new URL(config.appUrl)
   const servedHere = appUrl.port === String(port) && isLoopbackHost(appUrl.hostname)
   const where = isLoopbackHost(config.host) ? 'this machine only' : `interface ${config.host}`
-  const lines = [
-    '',
-    `${config.appName} is listening on port ${port} (${where}). Open ${config.appUrl}`,
-    `  database: ${ctx.dbKind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
-    `  mail: ${runtime.mailTransport.kind === 'smtp' ? 'SMTP (SMTP_URL)' : `outbox in ${path.join(config.dataDir, 'outbox')}`}`,
-    ...(outboxPage ? [`  outbox page: ${servedHere ? config.appUrl : here}/dev/outbox`] : []),
-    ...(hasWeb ? [] : ['  web app: not built (run `npm run build`, or `npm run dev` for development)']),
-  ]
-  if (admin?.password) {
-    lines.push('', 'First administrator created. Sign in with:', `  email:    ${admin.email}`, `  password: ${admin.password}`, 'This password is shown only this once.')
+  const listening = `${config.appName} is listening on port ${port} (${where}). Open ${config.appUrl}`
+  const details = {
+    database: ctx.dbKind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)',
+    mail: runtime.mailTransport.kind === 'smtp' ? 'SMTP (SMTP_URL)' : `outbox in ${path.join(config.dataDir, 'outbox')}`,
+    ...(outboxPage ? { 'outbox page': `${servedHere ? config.appUrl : here}/dev/outbox` } : {}),
+    ...(hasWeb ? {} : { 'web app': 'not built (run `npm run build`, or `npm run dev` for development)' }),
   }
-  console.log(lines.join('\n') + '\n')
+  // Said whatever LOG_LEVEL is (where to go, and the first administrator, are not diagnostics),
+  // in one write, so that whoever reads up to the first line has the second too.
+  const created = admin?.password
+    ? passwordFile
+      ? `First administrator created: ${admin.email}. Its password is in ${passwordFile}, which only this user may read: sign in with it, change the password under Profile, then delete the file.`
+      : ['First administrator created. Sign in with:', `  email:    ${admin.email}`, `  password: ${admin.password}`, 'This password is shown only this once.'].join('\n')
+    : undefined
+  if (readable) {
+    const text = ['', listening, ...Object.entries(details).map(([name, value]) => `  ${name}: ${value}`), ...(created ? ['', created] : [])]
+    console.log(text.join('\n') + '\n')
+  } else {
+    process.stdout.write(
+      jsonLine('info', listening, { port, host: config.host, appUrl: config.appUrl, ...details }) +
+        (created && admin ? jsonLine('info', created, { email: admin.email, passwordFile }) : ''),
+    )
+  }
 }
 
 /** A port or address this process cannot listen on. */
@@ -105,10 +127,12 @@ function listenRefusal(error: unknown, host: string, port: number): unknown {
 }
 
 main().catch((error: unknown) => {
+  // Before the configuration is read (or when it is refused), the format is LOG_FORMAT's as set.
   if (error instanceof ExplainedError) {
-    console.error(`\nCannot start: ${error.message}\n`)
+    say('fatal', `Cannot start: ${error.message}`, { text: `\nCannot start: ${error.message}\n` })
   } else {
-    console.error(error)
+    const { name, message, stack } = error instanceof Error ? error : { name: 'Error', message: String(error), stack: undefined }
+    say('fatal', `Cannot start: ${message}`, { fields: { err: { type: name, message, stack } }, text: stack ?? message })
   }
   process.exit(1)
 })

@@ -1,4 +1,6 @@
+import { format } from 'node:util'
 import pino, { type Logger } from 'pino'
+import { jsonLine, logIsReadable } from '../../scripts/log-format.mjs'
 import { AccessTokens } from '~server/auth/access-token'
 import { type Clock, systemClock } from '~server/clock'
 import { CsrfTokens } from '~server/auth/csrf'
@@ -54,15 +56,30 @@ export interface RuntimeOptions {
   background?: boolean
 }
 
+/** Whether this server's log is readable rather than JSON lines (LOG_FORMAT, else development on a terminal: decision 0212). */
+export function readableLog(config: Config): boolean {
+  return logIsReadable({ LOG_FORMAT: config.logFormat, NODE_ENV: config.env }, process.stdout)
+}
+
 /**
  * The server's logger: JSON lines (production, tests, anything piped), or in development on a
  * terminal the same lines made readable (http/readable-log.ts). LOG_FORMAT decides when set.
  */
 function createLogger(config: Config): Logger {
   const options = loggerOptions(config.logLevel) as pino.LoggerOptions
-  const readable = config.logFormat ? config.logFormat === 'readable' : config.env === 'development' && process.stdout.isTTY === true
-  if (!readable) return pino(options)
+  if (!readableLog(config)) return pino(options)
   return pino(options, readableDestination(process.stdout, process.stdout.isTTY ? TERMINAL_COLOURS : NO_COLOURS))
+}
+
+/** Migrations import nothing but Kysely, so they warn on the console: here those warnings go to the log, in its format. */
+async function withConsoleWarningsLogged<T>(log: Logger, work: () => Promise<T>): Promise<T> {
+  const consoleWarn = console.warn
+  console.warn = (...args: unknown[]) => log.warn(format(...args))
+  try {
+    return await work()
+  } finally {
+    console.warn = consoleWarn
+  }
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -97,7 +114,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       closers.push(() => database!.close())
       // Said in a sentence (`Cannot start: …`): nobody answering, no such database, the user refused.
       if (config.databaseUrl) await probeDatabase(database.db, config.databaseUrl, 'DATABASE_URL')
-      await migrateToLatest(database.db)
+      await withConsoleWarningsLogged(log, () => migrateToLatest(database!.db))
     }
 
     const keys = deriveKeys(loadOrCreateSecret(config.authSecret, config.dataDir))
@@ -111,9 +128,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     const mailTransport = config.smtpUrl
       ? createSmtpTransport(config.smtpUrl, config.mailFrom)
       : createOutboxTransport(config.dataDir, config.mailFrom, (mail, links, file) => {
-          // Outbox mode is for development: print the links so sign-up can be finished by hand,
-          // framed so they stand out among the log lines.
-          console.log(outboxNotice(mail, links, file, process.stdout.isTTY === true))
+          // Outbox mode is for development: in a readable log, print the links so sign-up can be
+          // finished by hand, framed so they stand out among the log lines. A JSON log is kept,
+          // and the links carry one-time tokens: it says where the message is, not its links.
+          // Either is said whatever LOG_LEVEL is, as the start-up lines are.
+          if (readableLog(config)) console.log(outboxNotice(mail, links, file, process.stdout.isTTY === true))
+          else process.stdout.write(jsonLine('info', 'e-mail written to the outbox (its links: the file, or the outbox page)', { file, subject: mail.subject }))
         })
 
     const oidc = await OidcService.start({

@@ -211,6 +211,24 @@ export async function startServer(env: Record<string, string>, options: SpawnOpt
   return server
 }
 
+/**
+ * What a process said, as text: in a JSON log (any start whose output is not a terminal, as every
+ * test's is) each line's message, and any other line as it is.
+ */
+export function said(output: string): string {
+  return output
+    .split('\n')
+    .map((line) => {
+      if (!line.startsWith('{')) return line
+      try {
+        return String((JSON.parse(line) as { msg?: unknown }).msg ?? line)
+      } catch {
+        return line
+      }
+    })
+    .join('\n')
+}
+
 /** Sends a signal and waits for the exit; SIGKILLs it if it lingers past the timeout. */
 export async function stopServer(server: ServerProcess, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 15_000) {
   if (server.child.exitCode !== null || server.child.signalCode !== null) return server.exited

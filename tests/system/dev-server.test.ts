@@ -3,7 +3,7 @@ import net from 'node:net'
 import os from 'node:os'
 import { stripVTControlCharacters } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { EXIT_WITH_PARENT, ROOT } from '../support/server-process'
+import { EXIT_WITH_PARENT, ROOT, said } from '../support/server-process'
 import { dataFolders, withTimeout } from './server-process'
 
 /**
@@ -39,7 +39,8 @@ describe('npm run dev', () => {
         const onData = (chunk: Buffer) => {
           output += stripVTControlCharacters(chunk.toString())
           const vite = /Local:\s+(http:\/\/localhost:\d+)/.exec(output)?.[1]
-          const open = /is listening on port \d+ \(this machine only\)\. Open (\S+)/.exec(output)?.[1]
+          // Its output is not a terminal: the server's log is JSON lines, read here for what they say.
+          const open = /is listening on port \d+ \(this machine only\)\. Open (\S+)/.exec(said(output))?.[1]
           if (vite && open) resolve({ vite, open })
         }
         dev.stdout.on('data', onData)

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import http from 'node:http'
 import { call, killStrayServers, removeDataDir, type ServerProcess, stopServer } from './server-process'
 
@@ -136,13 +137,30 @@ export async function productLogin(server: ServerProcess, credentials: Credentia
   return answer.body.data as ProductSession
 }
 
-/** Registers a person and verifies their address with the link the server prints in development (no SMTP: the outbox). */
+/**
+ * The links of the e-mails the server wrote to its outbox (development, no SMTP), from the files its
+ * JSON log names: the log itself never holds them (they carry one-time tokens).
+ */
+function outboxLinks(server: ServerProcess): string {
+  return server
+    .output()
+    .split('\n')
+    .flatMap((line) => {
+      if (!line.startsWith('{')) return []
+      const { msg, file } = JSON.parse(line) as { msg?: string; file?: string }
+      if (!file || !msg?.startsWith('e-mail written to the outbox')) return []
+      return (JSON.parse(fs.readFileSync(`${file}.json`, 'utf8')) as { links: string[] }).links
+    })
+    .join('\n')
+}
+
+/** Registers a person and verifies their address with the link of the e-mail the server writes in development (no SMTP: the outbox). */
 export async function verifiedPerson(server: ServerProcess, person: Credentials & { name: string }): Promise<void> {
   const registered = await call(server, 'POST', '/api/auth/register', { ...person, confirmPassword: person.password })
   if (registered.status !== 201) throw new Error(`registration of ${person.email}: ${registered.status} ${JSON.stringify(registered.body)}`)
   const link = new RegExp(`verify-email\\?token=([\\w-]+)&email=${encodeURIComponent(person.email).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)
-  await waitFor(() => link.test(server.output()))
-  const verified = await call(server, 'GET', `/api/auth/verify-email/${link.exec(server.output())![1]}`)
+  await waitFor(() => link.test(outboxLinks(server)))
+  const verified = await call(server, 'GET', `/api/auth/verify-email/${link.exec(outboxLinks(server))![1]}`)
   if (verified.status !== 200) throw new Error(`verification of ${person.email}: ${verified.status} ${JSON.stringify(verified.body)}`)
 }
 

@@ -15,6 +15,7 @@ export {
   freePort,
   killStrayServers,
   runCommand,
+  said,
   type ServerProcess,
   spawnServer,
   startServer,
@@ -102,11 +103,30 @@ export async function call(server: ServerProcess, method: string, url: string, b
   return { status: response.status, body: parsed, headers: response.headers }
 }
 
-/** The first administrator's credentials, as printed on the first start. */
+/**
+ * The first administrator's credentials, as the first start gave them: printed on a terminal, or,
+ * in a log (JSON, or readable but not on a terminal, as every test's start is), in the file the log
+ * names.
+ */
 export function printedAdmin(output: string): { email: string; password: string } | null {
-  const email = output.match(/^\s*email:\s+(\S+)$/m)?.[1]
-  const password = output.match(/^\s*password:\s+(\S+)$/m)?.[1]
+  const text = passwordFileOf(output) ? fs.readFileSync(passwordFileOf(output)!, 'utf8') : output
+  const email = text.match(/^\s*email:\s+(\S+)$/m)?.[1]
+  const password = text.match(/^\s*password:\s+(\S+)$/m)?.[1]
   return email && password ? { email, password } : null
+}
+
+/** The file that holds the first administrator's generated password, as the start's log names it. */
+export function passwordFileOf(output: string): string | undefined {
+  for (const line of output.split('\n')) {
+    if (line.startsWith('{')) {
+      const file = (JSON.parse(line) as { passwordFile?: string }).passwordFile
+      if (file) return file
+    } else {
+      const file = /^First administrator created: \S+\. Its password is in (\/.+), which only this user may read/.exec(line)?.[1]
+      if (file) return file
+    }
+  }
+  return undefined
 }
 
 /**

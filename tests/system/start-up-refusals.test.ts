@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { EMBEDDED_POSTGRES_MAJOR } from '~server/db/database'
-import { call, createPostgresDatabase, dataFolders, freePort, runCommand, spawnServer, startServer, stopServer, withTimeout } from './server-process'
+import { call, createPostgresDatabase, dataFolders, freePort, runCommand, said, spawnServer, startServer, stopServer, withTimeout } from './server-process'
 
 /**
  * What the server, and the commands beside it, must refuse before they start, each in a sentence
@@ -11,7 +11,10 @@ import { call, createPostgresDatabase, dataFolders, freePort, runCommand, spawnS
  */
 const folder = dataFolders()
 
-/** Starts a server that must refuse to start: what it printed, once it has exited with code 1 and no stack trace. */
+/**
+ * Starts a server that must refuse to start: what it said, once it has exited with code 1 and no
+ * stack trace. Its output is not a terminal, so every line of it is JSON (decision 0212).
+ */
 async function refusedStart(env: Record<string, string>): Promise<string> {
   const { process: server, ready } = await spawnServer(env)
   await expect(ready).rejects.toThrow(/before listening/)
@@ -19,7 +22,8 @@ async function refusedStart(env: Record<string, string>): Promise<string> {
   const output = server.output()
   expect(code, output).toBe(1)
   expect(output).not.toMatch(/^\s+at /m) // a message, not a stack trace
-  return output
+  expect(output.split('\n').filter((line) => line !== '' && !line.startsWith('{"level":'))).toEqual([])
+  return said(output)
 }
 
 /**

@@ -122,7 +122,7 @@ export function checkFirstAdminSettings(config: { adminEmail?: string | undefine
   const { adminEmail, adminPassword } = config
   if (!adminEmail !== !adminPassword) {
     throw new AccountInputError(
-      `ADMIN_EMAIL and ADMIN_PASSWORD go together, and only ${adminEmail ? 'ADMIN_EMAIL' : 'ADMIN_PASSWORD'} is set. Set both, or neither (then the first start creates admin@localhost and prints its password).`,
+      `ADMIN_EMAIL and ADMIN_PASSWORD go together, and only ${adminEmail ? 'ADMIN_EMAIL' : 'ADMIN_PASSWORD'} is set. Set both, or neither (then the first start creates admin@localhost with a generated password, and says where it is).`,
     )
   }
   if (adminEmail) checkedInput({ email: adminEmail, password: adminPassword })
@@ -132,8 +132,13 @@ export function checkFirstAdminSettings(config: { adminEmail?: string | undefine
  * Start-up: ADMIN_EMAIL/ADMIN_PASSWORD make sure of that admin (never lowering anything);
  * without them, and with no active admin at all, admin@localhost is created with a random
  * password, or given a new one if it exists, and the password is returned to be printed once.
+ * `keep` is given a generated password before the account is written (to put it in a file): when
+ * it throws, nothing is created.
  */
-export async function ensureFirstAdmin(ctx: AppContext): Promise<{ email: string; password?: string } | null> {
+export async function ensureFirstAdmin(
+  ctx: AppContext,
+  { keep }: { keep?: (admin: { email: string; password: string }) => void } = {},
+): Promise<{ email: string; password?: string } | null> {
   const { adminEmail, adminPassword } = ctx.config
   if (adminEmail && adminPassword) {
     const existing = await findUserByEmail(ctx.db, adminEmail)
@@ -151,6 +156,7 @@ export async function ensureFirstAdmin(ctx: AppContext): Promise<{ email: string
   if (await anActiveAdmin(ctx.db)) return null
   const email = 'admin@localhost'
   const password = generatePassword()
+  keep?.({ email, password })
   const written = await writeAccount(ctx, email, { email, role: 'ADMIN', reason: 'First administrator, created at start-up' }, await ctx.hasher.hash(password), true)
   return written ? { email, password } : null
 }
