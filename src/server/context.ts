@@ -44,4 +44,9 @@ export interface AppContext {
   log: FastifyBaseLogger
   /** Sign in with Accounts: the OpenID Connect provider (src/server/oidc). */
   oidc: OidcService
+  /**
+   * Start-up work still runs after the port opened (the first administrator, main.ts): readiness
+   * answers 503 meanwhile, so a probe's first 200 means the server is ready for sign-in.
+   */
+  startingUp: boolean
 }

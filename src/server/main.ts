@@ -25,6 +25,8 @@ async function main(): Promise<void> {
   const runtime: Runtime = await startRuntime(config)
   const { ctx } = runtime
   const readable = readableLog(config)
+  // Readiness answers 503 until the work below that follows the listen is done (decision 0016).
+  ctx.startingUp = true
 
   const webDir = webBuildDir()
   const hasWeb = fs.existsSync(path.join(webDir, 'index.html'))
@@ -88,6 +90,7 @@ async function main(): Promise<void> {
     ...(outboxPage ? { 'outbox page': `${servedHere ? config.appUrl : here}/dev/outbox` } : {}),
     ...(hasWeb ? {} : { 'web app': 'not built (run `npm run build`, or `npm run dev` for development)' }),
   }
+  ctx.startingUp = false
   // Said whatever LOG_LEVEL is (where to go, and the first administrator, are not diagnostics),
   // in one write, so that whoever reads up to the first line has the second too.
   const created = admin?.password

@@ -180,6 +180,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       metrics,
       log,
       oidc,
+      startingUp: false,
     }
     metrics.watch({ hasher: ctx.hasher, db: database.db, pool: database.pool, clock })
     const jobWorker = new JobWorker(

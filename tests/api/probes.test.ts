@@ -25,6 +25,19 @@ describe('liveness and readiness', () => {
     expect(response.json()).toEqual({ success: true, data: { status: 'ready', database: 'reachable', redis: 'not used' } })
   })
 
+  it('not ready while start-up still works after the listen (the first administrator), while liveness stays 200', async () => {
+    t.ctx.startingUp = true
+    try {
+      const ready = await t.request('GET', '/api/health/ready')
+      expect(ready.statusCode).toBe(503)
+      expect(ready.json()).toMatchObject({ success: false, code: 'SERVICE_UNAVAILABLE', message: 'Not ready: still starting up' })
+      expect((await t.request('GET', '/api/health/live')).statusCode).toBe(200)
+    } finally {
+      t.ctx.startingUp = false
+    }
+    expect((await t.request('GET', '/api/health/ready')).statusCode).toBe(200)
+  })
+
   it('keeps the existing /api/health', async () => {
     expect((await t.request('GET', '/api/health')).statusCode).toBe(200)
   })

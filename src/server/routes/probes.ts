@@ -9,8 +9,9 @@ import { serviceUnavailable } from '~server/http/errors'
  * Probes for orchestrators and load balancers. Liveness says the process
  * answers and touches nothing else, so a database outage never gets a healthy process restarted.
  * Readiness says this instance can serve: the database answers, and Redis too when the throttling
- * counters live there; otherwise a 503, and the balancer sends traffic elsewhere. While shutting
- * down, every request (these included) is a 503.
+ * counters live there, and start-up's work is done (the first administrator exists); otherwise a
+ * 503, and the balancer sends traffic elsewhere. While shutting down, every request (these
+ * included) is a 503.
  */
 const CHECK_TIMEOUT_MS = 2_000
 
@@ -43,6 +44,7 @@ export function probeRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
+        if (ctx.startingUp) throw serviceUnavailable('Not ready: still starting up')
         const unreachable: string[] = []
         await within(sql`SELECT 1`.execute(ctx.db), 'the database').catch((error: unknown) => {
           request.log.warn({ err: { message: (error as Error).message } }, 'readiness: database unreachable')
