@@ -84,12 +84,13 @@ async function main(): Promise<void> {
   const servedHere = appUrl.port === String(port) && isLoopbackHost(appUrl.hostname)
   const where = isLoopbackHost(config.host) ? 'this machine only' : `interface ${config.host}`
   const listening = `${config.appName} is listening on port ${port} (${where}). Open ${config.appUrl}`
-  const details = {
-    database: ctx.dbKind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)',
-    mail: runtime.mailTransport.kind === 'smtp' ? 'SMTP (SMTP_URL)' : `outbox in ${path.join(config.dataDir, 'outbox')}`,
-    ...(outboxPage ? { 'outbox page': `${servedHere ? config.appUrl : here}/dev/outbox` } : {}),
-    ...(hasWeb ? {} : { 'web app': 'not built (run `npm run build`, or `npm run dev` for development)' }),
-  }
+  // Each as a readable line's label and a JSON line's field.
+  const details: [label: string, field: string, value: string][] = [
+    ['database', 'database', ctx.dbKind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'],
+    ['mail', 'mail', runtime.mailTransport.kind === 'smtp' ? 'SMTP (SMTP_URL)' : `outbox in ${path.join(config.dataDir, 'outbox')}`],
+    ...(outboxPage ? [['outbox page', 'outboxPage', `${servedHere ? config.appUrl : here}/dev/outbox`] as [string, string, string]] : []),
+    ...(hasWeb ? [] : [['web app', 'webApp', 'not built (run `npm run build`, or `npm run dev` for development)'] as [string, string, string]]),
+  ]
   ctx.startingUp = false
   // Said whatever LOG_LEVEL is (where to go, and the first administrator, are not diagnostics),
   // in one write, so that whoever reads up to the first line has the second too.
@@ -99,11 +100,11 @@ async function main(): Promise<void> {
       : ['First administrator created. Sign in with:', `  email:    ${admin.email}`, `  password: ${admin.password}`, 'This password is shown only this once.'].join('\n')
     : undefined
   if (readable) {
-    const text = ['', listening, ...Object.entries(details).map(([name, value]) => `  ${name}: ${value}`), ...(created ? ['', created] : [])]
+    const text = ['', listening, ...details.map(([label, , value]) => `  ${label}: ${value}`), ...(created ? ['', created] : [])]
     console.log(text.join('\n') + '\n')
   } else {
     process.stdout.write(
-      jsonLine('info', listening, { port, host: config.host, appUrl: config.appUrl, ...details }) +
+      jsonLine('info', listening, { port, host: config.host, appUrl: config.appUrl, ...Object.fromEntries(details.map(([, field, value]) => [field, value])) }) +
         (created && admin ? jsonLine('info', created, { email: admin.email, passwordFile }) : ''),
     )
   }

@@ -66,7 +66,13 @@ describe('the log of a start whose output is not a terminal', () => {
     const said = (pattern: RegExp) => messages.filter((entry) => pattern.test(entry.msg as string))
 
     const [listening] = said(/^Accounts is listening on port \d+ \(this machine only\)\. Open http:\/\/localhost:\d+$/)
-    expect(listening).toMatchObject({ level: 30, mail: expect.stringMatching(/^outbox in /), database: expect.stringMatching(/^embedded PostgreSQL in /) })
+    expect(listening).toMatchObject({
+      level: 30,
+      port: expect.any(Number),
+      mail: expect.stringMatching(/^outbox in /),
+      database: expect.stringMatching(/^embedded PostgreSQL in /),
+      outboxPage: expect.stringMatching(/^http:\/\/localhost:\d+\/dev\/outbox$/),
+    })
     const [created] = said(/^First administrator created: admin@localhost\. Its password is in /)
     expect(created).toMatchObject({ level: 30, email: 'admin@localhost', passwordFile: passwordFileOf(output) })
     expect(admin).not.toBeNull()
