@@ -13,6 +13,7 @@ import type { AppContext } from './context'
 import { type DataDirLock, ensureUsableDataDir, lockDataDir } from '~server/db/data-dir-lock'
 import { type DatabaseHandle, openDatabase, probeDatabase } from '~server/db/database'
 import { migrateToLatest } from '~server/db/migrate'
+import { listImportedPasswordKinds } from '~server/data/import-users/password-kinds'
 import { loggerOptions } from '~server/http/logging'
 import { NO_COLOURS, readableDestination, TERMINAL_COLOURS } from '~server/http/readable-log'
 import { outboxNotice } from '~server/mail/outbox-notice'
@@ -166,7 +167,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       dbKind: database.kind,
       pgPool: database.pool,
       clock,
-      hasher: new PasswordHasher({ onReject: () => metrics.countHashRejection() }),
+      hasher: new PasswordHasher({
+        onReject: () => metrics.countHashRejection(),
+        onCheck: (kind) => metrics.countPasswordCheck(kind),
+        importedKinds: () => listImportedPasswordKinds(database.db),
+      }),
       accessTokens: new AccessTokens(keys.accessToken, config.accessTokenTtl, clock),
       csrf: new CsrfTokens(keys.csrf),
       refreshTokenSealer: new TokenSealer(keys.refreshTokenSeal),

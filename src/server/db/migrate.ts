@@ -17,6 +17,7 @@ import * as signInWithAccounts from '~server/db/migrations/0014_sign_in_with_acc
 import * as emailOrderCovering from '~server/db/migrations/0015_email_order_covering'
 import * as activitySearchByWeek from '~server/db/migrations/0016_activity_search_by_week'
 import * as signUpsByDay from '~server/db/migrations/0017_sign_ups_by_day'
+import * as importedAccounts from '~server/db/migrations/0021_imported_accounts'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0015_email_order_covering': emailOrderCovering,
   '0016_activity_search_by_week': activitySearchByWeek,
   '0017_sign_ups_by_day': signUpsByDay,
+  '0021_imported_accounts': importedAccounts,
 }
 
 /** A database that a newer release has migrated: this one does not know its schema. */

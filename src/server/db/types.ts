@@ -88,6 +88,10 @@ export interface ActivitiesTable {
   actor_name: string | null
   /** An admin edit's changed fields, `[{ field, from, to }]` as JSON (migration 0013). */
   changes: ColumnType<unknown, string | null | undefined, string | null>
+  /** The browser an imported entry names (migration 0021). */
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>
+  /** An imported entry's own id in its system, `<format>:<id>`, unique (migration 0021). */
+  import_source: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface RateLimitsTable {
@@ -265,6 +269,28 @@ export interface OidcLogoutJobsTable {
   last_error: string | null
 }
 
+/** Which account came from which record of another system, and in which run (migration 0021). */
+export interface ImportedAccountsTable {
+  user_id: string
+  /** `mern-ums`, `keycloak` or `csv`. */
+  format: string
+  /** The record's id there: an ObjectId, Keycloak's user id, or the address as a CSV file wrote it. */
+  source_id: string
+  run_id: string
+  /** The line (or, for Keycloak, the user's position) in that run's file. */
+  position: ColumnType<string, number, number>
+  imported_at: Timestamp
+}
+
+/** The kinds of imported password hash some account may still hold (migration 0021, decision 0552). */
+export interface ImportedPasswordKindsTable {
+  /** The algorithm and its cost parameters, e.g. `bcrypt cost=10`. */
+  kind: string
+  /** A PostgreSQL regular expression matching the stored hashes of that kind. */
+  pattern: string
+  first_imported_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   pictures: PicturesTable
@@ -287,6 +313,8 @@ export interface Database {
   oidc_keys: OidcKeysTable
   oidc_session_links: OidcSessionLinksTable
   oidc_logout_jobs: OidcLogoutJobsTable
+  imported_accounts: ImportedAccountsTable
+  imported_password_kinds: ImportedPasswordKindsTable
 }
 
 export type UserRow = Selectable<UsersTable>

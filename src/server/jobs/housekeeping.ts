@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import { addSeconds, type Clock } from '~server/clock'
 import { deleteEndedSessions, deleteEndedSessionTokens, forgetSealedRefreshTokens, SEEN_DEVICES_SECONDS } from '~server/auth/sessions'
 import { deleteExpiredMfaChallenges } from '~server/data/two-factor/second-factors'
+import { retireUnusedPasswordKinds } from '~server/data/import-users/password-kinds'
 import { deleteExpiredChallenges } from '~server/auth/webauthn-challenges'
 import { EmbeddedDatabaseMaintenance } from '~server/db/maintenance'
 import type { Database, DatabaseKind } from '~server/db/types'
@@ -13,7 +14,8 @@ import { deleteExpiredPayloads } from '~server/oidc/adapter'
  * ago, the sessions themselves once they ended more than 90 days ago (until then they tell the
  * new-sign-in notice which devices the account used, docs/decisions/0311), sealed refresh tokens
  * past their grace, expired one-time tokens, sign-ins that waited in vain for their second step,
- * passkey challenges nobody answered, throttling windows that are over, and what the OpenID
+ * passkey challenges nobody answered, throttling windows that are over, the kinds of imported
+ * password hash no account holds any more (decision 0552), and what the OpenID
  * Connect provider stored that has expired (codes, tokens, interactions, provider sessions). The activity log is
  * never touched. On the embedded database it then vacuums and analyses the tables, as PostgreSQL's
  * autovacuum would (src/server/db/maintenance.ts).
@@ -60,6 +62,8 @@ export class Housekeeping {
     await this.db.deleteFrom('rate_limits').where('reset_at', '<', now).execute()
     await deleteExpiredMfaChallenges(this.db, now)
     await deleteExpiredChallenges(this.db, now)
+    const retired = await retireUnusedPasswordKinds(this.db)
+    if (retired.length > 0) this.log.info({ kinds: retired }, 'imported password hashes no account holds any more: failed sign-ins no longer do their work')
     // The protocol engine sets expiry by the system's time, not the injected clock.
     await deleteExpiredPayloads(this.db, new Date())
     if (this.maintenance) {

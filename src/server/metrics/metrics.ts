@@ -50,6 +50,7 @@ export class Metrics {
   private readonly signIns: client.Counter<'outcome'>
   private readonly passkeySignIns: client.Counter<'outcome'>
   private readonly hashRejections: client.Counter
+  private readonly passwordChecks: client.Counter<'kind'>
   private readonly mailAttempts: client.Counter<'outcome'>
   private readonly oidcIssued: client.Counter<'application' | 'kind'>
   private readonly oidcFailures: client.Counter<'application' | 'endpoint' | 'error'>
@@ -77,6 +78,12 @@ export class Metrics {
     this.hashRejections = new client.Counter({
       name: 'accounts_password_hash_rejected_total',
       help: 'Requests turned away with a 503 because the password-hash queue was full',
+      registers,
+    })
+    this.passwordChecks = new client.Counter({
+      name: 'accounts_password_checks_total',
+      help: "Password checks made, by the kind of hash checked (the product's Argon2id, or an imported kind with its cost parameters): a failed check does one of every kind some account holds (decision 0552)",
+      labelNames: ['kind'],
       registers,
     })
     this.mailAttempts = new client.Counter({
@@ -194,6 +201,10 @@ export class Metrics {
 
   countHashRejection(): void {
     this.hashRejections.inc()
+  }
+
+  countPasswordCheck(kind: string): void {
+    this.passwordChecks.inc({ kind })
   }
 
   countMailAttempt(outcome: MailOutcome): void {

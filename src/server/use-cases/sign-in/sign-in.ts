@@ -8,6 +8,7 @@ import type { AppContext } from '~server/context'
 import { findCredentialsByEmail } from '~server/data/users/users'
 import { unauthorized } from '~server/http/errors'
 import { RULES } from '~server/rate-limit/rules'
+import { checkPassword } from './check-password'
 import { startSecondStep } from './sign-in-second-step'
 import { openSession } from './open-session'
 
@@ -43,7 +44,7 @@ export async function signIn(ctx: AppContext, input: SignInInput): Promise<AuthR
   }
 
   // An unknown address costs the same hashing time as a wrong password.
-  const valid = found ? await ctx.hasher.verify(found.password_hash, password) : await ctx.hasher.verifyNothing(password)
+  const valid = found ? await checkPassword(ctx, found, password, ip) : await ctx.hasher.verifyNothing(password)
   if (!found || !valid) {
     // Recorded for an unknown address too, as nobody's: the same write either way, so the
     // answer takes the same time (docs/benchmarks/enumeration.md), and staff see the attempts.

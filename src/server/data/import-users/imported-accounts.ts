@@ -1,0 +1,131 @@
+import { sql } from 'kysely'
+import type { Role, Status } from '~shared/constants'
+import type { Db } from '~server/db/types'
+
+/**
+ * Rows of an import (migration 0021): the accounts that are already there, and a batch of new
+ * accounts written set by set (one statement per table, whatever the batch's size), each with the
+ * record of where it came from and its "Imported from" activity entry.
+ */
+
+/** An account that already has one of the batch's addresses or source ids, with the import that brought it, if any. */
+export interface AccountAlreadyThere {
+  email: string
+  format: string | null
+  source_id: string | null
+  run_id: string | null
+  position: string | null
+}
+
+export async function findAccountsAlreadyThere(db: Db, format: string, emails: string[], sourceIds: string[]): Promise<AccountAlreadyThere[]> {
+  const { rows } = await sql<AccountAlreadyThere>`
+    SELECT u.email, i.format, i.source_id, i.run_id::text AS run_id, i.position::text AS position
+    FROM users u LEFT JOIN imported_accounts i ON i.user_id = u.id
+    WHERE u.email = ANY(${emails}::text[])
+    UNION ALL
+    SELECT u.email, i.format, i.source_id, i.run_id::text, i.position::text
+    FROM imported_accounts i JOIN users u ON u.id = i.user_id
+    WHERE i.format = ${format} AND i.source_id = ANY(${sourceIds}::text[]) AND NOT (u.email = ANY(${emails}::text[]))
+  `.execute(db)
+  return rows
+}
+
+export interface NewImportedAccount {
+  email: string
+  name: string
+  phone: string | null
+  passwordHash: string
+  role: Role
+  status: Status
+  emailVerifiedAt: Date | null
+  createdAt: Date
+  updatedAt: Date
+  sourceId: string
+  position: number
+}
+
+/**
+ * Inserts the accounts, skipping any whose address an account took meanwhile (someone registering
+ * on a running server): the ones inserted, by address.
+ */
+export async function insertImportedAccounts(
+  trx: Db,
+  accounts: NewImportedAccount[],
+  run: { format: string; runId: string; now: Date; activity: string; details: (account: NewImportedAccount) => string },
+): Promise<Map<string, string>> {
+  if (accounts.length === 0) return new Map()
+  const column = <T>(pick: (account: NewImportedAccount) => T) => accounts.map(pick)
+  const iso = (date: Date | null) => (date ? date.toISOString() : null)
+  const { rows } = await sql<{ id: string; email: string }>`
+    INSERT INTO users (name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at)
+    SELECT * FROM unnest(
+      ${column((a) => a.name)}::text[], ${column((a) => a.email)}::text[], ${column((a) => a.phone)}::text[],
+      ${column((a) => a.passwordHash)}::text[], ${column((a) => a.role)}::text[], ${column((a) => a.status)}::text[],
+      ${column((a) => iso(a.emailVerifiedAt))}::timestamptz[], ${column((a) => iso(a.createdAt))}::timestamptz[],
+      ${column((a) => iso(a.updatedAt))}::timestamptz[]
+    )
+    ON CONFLICT (email) DO NOTHING
+    RETURNING id, email
+  `.execute(trx)
+  const inserted = new Map(rows.map((row) => [row.email, row.id]))
+  const written = accounts.filter((account) => inserted.has(account.email))
+  if (written.length === 0) return inserted
+  const ids = written.map((account) => inserted.get(account.email)!)
+  await sql`
+    INSERT INTO imported_accounts (user_id, format, source_id, run_id, position, imported_at)
+    SELECT user_id, ${run.format}, source_id, ${run.runId}::uuid, position, ${run.now.toISOString()}::timestamptz
+    FROM unnest(${ids}::uuid[], ${written.map((a) => a.sourceId)}::text[], ${written.map((a) => a.position)}::bigint[]) AS t (user_id, source_id, position)
+  `.execute(trx)
+  await sql`
+    INSERT INTO activities (user_id, actor_id, kind, activity, details, ip_address, created_at)
+    SELECT user_id, user_id, 'registered', ${run.activity}, details, NULL, ${run.now.toISOString()}::timestamptz
+    FROM unnest(${ids}::uuid[], ${written.map(run.details)}::text[]) WITH ORDINALITY AS t (user_id, details, n)
+    ORDER BY n
+  `.execute(trx)
+  return inserted
+}
+
+/** The accounts an import brought from these records of a system, by their id there. */
+export async function findImportedAccountIds(db: Db, format: string, sourceIds: string[]): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('imported_accounts')
+    .select(['source_id', 'user_id'])
+    .where('format', '=', format)
+    .where('source_id', 'in', sourceIds.length > 0 ? sourceIds : [''])
+    .execute()
+  return new Map(rows.map((row) => [row.source_id, row.user_id]))
+}
+
+export interface NewImportedEntry {
+  userId: string
+  kind: string
+  activity: string
+  details: string | null
+  ip: string | null
+  userAgent: string | null
+  createdAt: Date
+  /** `<format>:<its id there>`: an entry already imported is not imported again. */
+  importSource: string
+}
+
+/** Inserts the entries in their order, skipping those already imported: how many were inserted. */
+export async function insertImportedEntries(trx: Db, entries: NewImportedEntry[]): Promise<number> {
+  if (entries.length === 0) return 0
+  const column = <T>(pick: (entry: NewImportedEntry) => T) => entries.map(pick)
+  const { rows } = await sql<{ n: string }>`
+    WITH inserted AS (
+      INSERT INTO activities (user_id, actor_id, kind, activity, details, ip_address, user_agent, created_at, import_source)
+      SELECT user_id, user_id, kind, activity, details, ip_address, user_agent, created_at, import_source
+      FROM unnest(
+        ${column((e) => e.userId)}::uuid[], ${column((e) => e.kind)}::text[], ${column((e) => e.activity)}::text[],
+        ${column((e) => e.details)}::text[], ${column((e) => e.ip)}::text[], ${column((e) => e.userAgent)}::text[],
+        ${column((e) => e.createdAt.toISOString())}::timestamptz[], ${column((e) => e.importSource)}::text[]
+      ) WITH ORDINALITY AS t (user_id, kind, activity, details, ip_address, user_agent, created_at, import_source, n)
+      ORDER BY n
+      ON CONFLICT (import_source) WHERE import_source IS NOT NULL DO NOTHING
+      RETURNING 1
+    )
+    SELECT count(*) AS n FROM inserted
+  `.execute(trx)
+  return Number(rows[0]?.n ?? 0)
+}
