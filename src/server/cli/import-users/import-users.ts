@@ -172,25 +172,27 @@ async function importForReal(config: Config, options: Options, report: ImportRep
 /**
  * A dry run: every batch written into one transaction that is rolled back at the end, so it
  * reports what the real run would, duplicates across batches included, and leaves nothing. A data
- * directory that was never started is stood in for by an empty database in memory; a database
- * this version would first migrate is refused, as migrating it would be a write.
+ * directory that was never started (or an empty PostgreSQL database) is stood in for by an empty
+ * database in memory; a database this version would first migrate is refused, as migrating it
+ * would be a write.
  */
 async function importDryRun(config: Config, options: Options, report: ImportReport): Promise<number> {
   const closers: (() => Promise<void>)[] = []
   try {
-    let db: Kysely<Database>
+    let db: Kysely<Database> | undefined
     if (config.databaseUrl) {
       const database = await openDatabase({ url: config.databaseUrl, poolSize: 1 })
       closers.push(() => database.close())
       await probeDatabase(database.db, config.databaseUrl, 'DATABASE_URL')
-      db = database.db
-      await refuseOlderSchema(db)
+      if (await hasSchema(database.db)) db = database.db
     } else if (fs.existsSync(path.join(config.dataDir, 'pgdata', 'PG_VERSION'))) {
       const lock = await lockDataDir(config.dataDir)
       closers.push(() => lock.release())
       const database = await openDatabase({ dataDir: config.dataDir })
       closers.push(() => database.close())
       db = database.db
+    }
+    if (db) {
       await refuseOlderSchema(db)
     } else {
       const lite = await PGlite.create({ extensions: PGLITE_EXTENSIONS })
@@ -199,7 +201,7 @@ async function importDryRun(config: Config, options: Options, report: ImportRepo
       closers.push(() => database.close())
       db = database.db
       await migrateToLatest(db)
-      report.say(`${config.dataDir} has no database yet: the dry run checks against an empty one.`)
+      report.say('There is no database yet: the dry run checks against an empty one.')
     }
     report.say('Dry run: nothing is written.')
     const trx = await db.startTransaction().execute()
@@ -214,10 +216,14 @@ async function importDryRun(config: Config, options: Options, report: ImportRepo
   }
 }
 
+async function hasSchema(db: Kysely<Database>): Promise<boolean> {
+  const table = await sql<{ present: boolean }>`SELECT to_regclass('kysely_migration') IS NOT NULL AS present`.execute(db)
+  return table.rows[0]?.present === true
+}
+
 async function refuseOlderSchema(db: Kysely<Database>): Promise<void> {
   const known = Object.keys(await migrationProvider.getMigrations())
-  const table = await sql<{ present: boolean }>`SELECT to_regclass('kysely_migration') IS NOT NULL AS present`.execute(db)
-  const done = table.rows[0]?.present ? (await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db)).rows.map((row) => row.name) : []
+  const done = (await hasSchema(db)) ? (await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db)).rows.map((row) => row.name) : []
   if (known.some((name) => !done.includes(name))) {
     throw new ExplainedError(
       'the database has not been brought up to this version yet, which would be a write. Start the server once (or import without --dry-run), then try the dry run again.',

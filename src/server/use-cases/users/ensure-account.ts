@@ -106,8 +106,20 @@ async function writeAccount(
   })
 }
 
+/**
+ * An administrator who can sign in: ACTIVE and with a verified address (only those get tokens). An
+ * import may bring an ACTIVE admin whose address was never verified: the first start still makes
+ * and prints one who can act (decision 0554).
+ */
 function anActiveAdmin(db: Db): Promise<{ id: string } | undefined> {
-  return db.selectFrom('users').select('id').where('role', '=', 'ADMIN').where('status', '=', 'ACTIVE').limit(1).executeTakeFirst()
+  return db
+    .selectFrom('users')
+    .select('id')
+    .where('role', '=', 'ADMIN')
+    .where('status', '=', 'ACTIVE')
+    .where('email_verified_at', 'is not', null)
+    .limit(1)
+    .executeTakeFirst()
 }
 
 function defaultName(role: Role): string {
