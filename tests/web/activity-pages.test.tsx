@@ -116,6 +116,8 @@ describe('entries in the interface language', () => {
     entry({ activity: 'Updated account to MODERATOR', user: ada }),
     entry({ activity: 'Something only a newer server writes', user: ada }),
     entry({ activity: 'Failed login', details: 'Account is suspended', user: ada }),
+    entry({ activity: 'Imported from mern-ums', details: 'users.json, line 12', user: ada }),
+    entry({ activity: 'Upgraded password storage', details: 'bcrypt → Argon2id', user: ada }),
   ]
   const expected = {
     fr: [
@@ -125,6 +127,8 @@ describe('entries in the interface language', () => {
       ['Compte passé en Modérateur', 'Mis à jour'],
       ['Something only a newer server writes', 'Something'],
       ['Échec de connexion', 'Échec', 'Le compte est suspendu'],
+      ['Importé depuis mern-ums', 'Importé', 'users.json, line 12'],
+      ['Stockage du mot de passe mis à niveau', 'Mis à niveau', 'bcrypt → Argon2id'],
     ],
     es: [
       ['Sesión iniciada', 'Sesión'],
@@ -133,6 +137,8 @@ describe('entries in the interface language', () => {
       ['Cuenta cambiada a Moderador', 'Actualizado'],
       ['Something only a newer server writes', 'Something'],
       ['Inicio de sesión fallido', 'Fallido', 'La cuenta está suspendida'],
+      ['Importado desde mern-ums', 'Importado', 'users.json, line 12'],
+      ['Almacenamiento de la contraseña actualizado', 'Actualizado', 'bcrypt → Argon2id'],
     ],
     de: [
       ['Angemeldet', 'Sitzung'],
@@ -141,6 +147,8 @@ describe('entries in the interface language', () => {
       ['Konto geändert zu Moderator', 'Aktualisiert'],
       ['Something only a newer server writes', 'Something'],
       ['Anmeldung fehlgeschlagen', 'Fehlgeschlagen', 'Das Konto ist gesperrt'],
+      ['Importiert aus mern-ums', 'Importiert', 'users.json, line 12'],
+      ['Passwortspeicherung erneuert', 'Erneuert', 'bcrypt → Argon2id'],
     ],
     en: [
       ['Logged in', 'Logged'],
@@ -149,6 +157,8 @@ describe('entries in the interface language', () => {
       ['Updated account to MODERATOR', 'Updated'],
       ['Something only a newer server writes', 'Something'],
       ['Failed login', 'Failed', 'Account is suspended'],
+      ['Imported from mern-ums', 'Imported', 'users.json, line 12'],
+      ['Upgraded password storage', 'Upgraded', 'bcrypt → Argon2id'],
     ],
   } as const
 

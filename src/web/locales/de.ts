@@ -332,6 +332,8 @@ const de: Messages = {
       changedApplication: 'Anwendung {{name}} geändert',
       replacedApplicationSecret: 'Secret der Anwendung {{name}} ersetzt',
       deletedApplication: 'Anwendung {{name}} gelöscht',
+      importedFrom: 'Importiert aus {{format}}',
+      upgradedPasswordStorage: 'Passwortspeicherung erneuert',
     },
     badges: {
       logged: 'Sitzung',
@@ -358,6 +360,8 @@ const de: Messages = {
       created: 'Erstellt',
       replaced: 'Ersetzt',
       allowed: 'Erlaubt',
+      imported: 'Importiert',
+      upgraded: 'Erneuert',
     },
     details: {
       wrongPassword: 'Falsches Passwort',

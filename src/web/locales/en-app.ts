@@ -166,6 +166,8 @@ export const enApp = {
       changedApplication: 'Changed application {{name}}',
       replacedApplicationSecret: 'Replaced secret of application {{name}}',
       deletedApplication: 'Deleted application {{name}}',
+      importedFrom: 'Imported from {{format}}',
+      upgradedPasswordStorage: 'Upgraded password storage',
     },
     /** The badge: the first word of the English text, by that word in lower case. */
     badges: {
@@ -193,6 +195,8 @@ export const enApp = {
       created: 'Created',
       replaced: 'Replaced',
       allowed: 'Allowed',
+      imported: 'Imported',
+      upgraded: 'Upgraded',
     },
     /** The few details texts that are fixed; any other stays as written. */
     details: {

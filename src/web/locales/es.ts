@@ -332,6 +332,8 @@ const es: Messages = {
       changedApplication: 'Aplicación {{name}} modificada',
       replacedApplicationSecret: 'Secreto de la aplicación {{name}} reemplazado',
       deletedApplication: 'Aplicación {{name}} eliminada',
+      importedFrom: 'Importado desde {{format}}',
+      upgradedPasswordStorage: 'Almacenamiento de la contraseña actualizado',
     },
     badges: {
       logged: 'Sesión',
@@ -358,6 +360,8 @@ const es: Messages = {
       created: 'Creado',
       replaced: 'Reemplazado',
       allowed: 'Permitido',
+      imported: 'Importado',
+      upgraded: 'Actualizado',
     },
     details: {
       wrongPassword: 'Contraseña incorrecta',

@@ -332,6 +332,8 @@ const fr: Messages = {
       changedApplication: 'Application {{name}} modifiée',
       replacedApplicationSecret: "Secret de l'application {{name}} remplacé",
       deletedApplication: 'Application {{name}} supprimée',
+      importedFrom: 'Importé depuis {{format}}',
+      upgradedPasswordStorage: 'Stockage du mot de passe mis à niveau',
     },
     badges: {
       logged: 'Session',
@@ -358,6 +360,8 @@ const fr: Messages = {
       created: 'Créé',
       replaced: 'Remplacé',
       allowed: 'Autorisé',
+      imported: 'Importé',
+      upgraded: 'Mis à niveau',
     },
     details: {
       wrongPassword: 'Mot de passe incorrect',

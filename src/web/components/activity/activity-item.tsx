@@ -28,6 +28,8 @@ const BADGE_TONES: Record<string, 'green' | 'blue' | 'amber' | 'red' | 'purple' 
   created: 'blue',
   replaced: 'purple',
   allowed: 'green',
+  imported: 'blue',
+  upgraded: 'purple',
 }
 
 /**
