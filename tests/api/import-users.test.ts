@@ -11,7 +11,7 @@ import { readKeycloakUsers } from '~server/cli/import-users/formats/keycloak'
 import { readMernUsers } from '~server/cli/import-users/formats/mern-ums'
 import { retireUnusedPasswordKinds } from '~server/data/import-users/password-kinds'
 import { importAccounts } from '~server/use-cases/import-users/import-accounts'
-import type { ImportFormat, LineNote } from '~server/use-cases/import-users/records'
+import type { ImportFormat, ImportStore, LineNote } from '~server/use-cases/import-users/records'
 import { csvLine, keycloakCredential, keycloakRealm, seedUserLine } from '../support/import-files'
 import { type TestApp, useTestApp, uniqueEmail } from '../support/test-app'
 import { activitiesOf, forgotPassword, resetLink, resetPassword, tokenOf } from './auth/helpers'
@@ -35,13 +35,17 @@ async function* chunksOf(text: string): AsyncGenerator<Buffer> {
 /** Imports a file's text as `npm run users:import` does, through the real use case and parsers. */
 const importText = (format: ImportFormat, text: string) => importInto(t, format, text)
 
-async function importInto(app: TestApp, format: ImportFormat, text: string) {
+async function importInto(app: TestApp, format: ImportFormat, text: string, options: { batchSize?: number; concurrency?: number } = {}) {
   const notes: LineNote[] = []
-  const counts = await importAccounts({ write: (work) => commitChange(app.ctx, (c) => work({ trx: c.trx, now: c.now })) }, READERS[format](chunksOf(text)), {
+  const store: ImportStore = {
+    write: (work) => commitChange(app.ctx, (c) => work({ trx: c.trx, now: c.now })),
+    concurrency: options.concurrency ?? 1,
+  }
+  const counts = await importAccounts(store, READERS[format](chunksOf(text)), {
     format,
     runId: crypto.randomUUID(),
     fileName: `test.${format}`,
-    batchSize: 50,
+    batchSize: options.batchSize ?? 50,
     onBatch: (batch) => notes.push(...batch),
   })
   return { counts, notes }
@@ -271,6 +275,40 @@ describe('a failed sign-in', () => {
     expect((await t.login(email, 'retire-password')).statusCode).toBe(200)
     expect(await retireUnusedPasswordKinds(t.ctx.db)).toContain('bcrypt cost=7')
     expect(await kinds()).not.toContain('bcrypt cost=7')
+  })
+})
+
+describe('batches written two at a time (PostgreSQL)', () => {
+  it('find the duplicates one at a time would: across the batch boundary, by address and by source id', async () => {
+    const run = async (concurrency: number) => {
+      const tag = `c${concurrency}-${crypto.randomBytes(3).toString('hex')}`
+      const native = await t.createUser({ email: `native-${tag}@example.com` })
+      const same = seedUserLine({ name: 'Same Id', email: `first-${tag}@example.com`, password: 'x', cost: 4 })
+      const lines = [
+        seedUserLine({ name: 'Ann One', email: `ann-${tag}@example.com`, password: 'x', cost: 4 }).line,
+        seedUserLine({ name: 'Ben Two', email: `ben-${tag}@example.com`, password: 'x', cost: 4 }).line,
+        same.line,
+        // Second batch: Ann's address in capitals, Same Id's id again, the native account's address.
+        seedUserLine({ name: 'Ann Again', email: `ANN-${tag}@example.com`, password: 'x', cost: 4 }).line,
+        seedUserLine({ id: same.id, name: 'Same Id Again', email: `second-${tag}@example.com`, password: 'x', cost: 4 }).line,
+        seedUserLine({ name: 'Native Twin', email: native.email, password: 'x', cost: 4 }).line,
+        // Third batch: Ben's address again, and a new one.
+        seedUserLine({ name: 'Ben Again', email: `Ben-${tag}@Example.com`, password: 'x', cost: 4 }).line,
+        seedUserLine({ name: 'Cy Three', email: `cy-${tag}@example.com`, password: 'x', cost: 4 }).line,
+      ]
+      return importInto(t, 'mern-ums', lines.join('\n'), { batchSize: 3, concurrency })
+    }
+    const one = await run(1)
+    const two = await run(2)
+    const expected = [
+      [4, 'refused', 'the same address as line 1 (addresses are compared in their normal form, without regard to case)'],
+      [5, 'refused', 'the same mern-ums id as line 3'],
+      [7, 'refused', 'the same address as line 2 (addresses are compared in their normal form, without regard to case)'],
+    ]
+    expect(one.notes.map((n) => [n.position, n.outcome, n.reason])).toEqual(expected)
+    expect(two.notes.map((n) => [n.position, n.outcome, n.reason])).toEqual(expected)
+    expect(one.counts).toEqual({ read: 8, imported: 4, alreadyThere: 1, skipped: 0, refused: 3 })
+    expect(two.counts).toEqual(one.counts)
   })
 })
 

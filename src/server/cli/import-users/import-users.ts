@@ -162,7 +162,10 @@ async function importForReal(config: Config, options: Options, report: ImportRep
   const runtime = await startRuntime(config, { background: false })
   try {
     const { ctx } = runtime
-    const store: ImportStore = { write: (work) => commitChange(ctx, (change) => work({ trx: change.trx, now: change.now })) }
+    const store: ImportStore = {
+      write: (work) => commitChange(ctx, (change) => work({ trx: change.trx, now: change.now })),
+      concurrency: ctx.dbKind === 'postgres' ? 2 : 1,
+    }
     return await run(store, ctx.db, options, report)
   } finally {
     await runtime.close()

@@ -18,33 +18,88 @@ import { type ImportCounts, type ImportedAccount, type ImportRun, type ImportSto
  */
 export async function importAccounts(store: ImportStore, records: AsyncIterable<Parsed<ImportedAccount>>, run: ImportRun): Promise<ImportCounts> {
   const counts = noCounts()
-  let batch: Parsed<ImportedAccount>[] = []
-  for await (const record of records) {
-    batch.push(record)
-    if (batch.length >= run.batchSize) {
-      await importBatch(store, batch, run, counts)
-      batch = []
-    }
+  const inFlight: Batch[] = []
+  let previous: Batch | undefined
+  let collected: Parsed<ImportedAccount>[] = []
+  const finishOldest = async () => {
+    const batch = inFlight.shift()!
+    const outcome = await batch.done
+    counts.read += outcome.read
+    counts.imported += outcome.imported
+    counts.alreadyThere += outcome.alreadyThere
+    counts.skipped += outcome.notes.filter((note) => note.outcome === 'skipped').length
+    counts.refused += outcome.notes.filter((note) => note.outcome === 'refused').length
+    run.onBatch(outcome.notes, counts)
   }
-  if (batch.length > 0) await importBatch(store, batch, run, counts)
+  const launch = async () => {
+    previous = startBatch(store, collected, run, previous)
+    inFlight.push(previous)
+    collected = []
+    // Batches are reported, and counted, in the file's order.
+    while (inFlight.length >= Math.max(1, store.concurrency ?? 1)) await finishOldest()
+  }
+  try {
+    for await (const record of records) {
+      collected.push(record)
+      if (collected.length >= run.batchSize) await launch()
+    }
+    if (collected.length > 0) await launch()
+    while (inFlight.length > 0) await finishOldest()
+  } finally {
+    // A failure leaves no batch behind unobserved.
+    await Promise.allSettled(inFlight.map((batch) => batch.done))
+  }
   return counts
 }
 
 const sameAddress = (where: string) => `the same address as ${where} (addresses are compared in their normal form, without regard to case)`
 
-async function importBatch(store: ImportStore, batch: Parsed<ImportedAccount>[], run: ImportRun, counts: ImportCounts): Promise<void> {
+/** What a batch will insert, by address and by source id, each with its line: known before its insert. */
+interface Fresh {
+  emails: Map<string, number>
+  sources: Map<string, number>
+}
+
+interface Batch {
+  fresh: Promise<Fresh>
+  done: Promise<{ read: number; imported: number; alreadyThere: number; notes: LineNote[] }>
+}
+
+/**
+ * One batch, written in its own transaction. With two batches in flight, the later one waits only
+ * until the earlier one knows which of its lines it will insert (its question to the database):
+ * a line of the later batch with one of those addresses (or source ids) is that line's duplicate,
+ * as it would be found once the earlier batch committed; everything else the later batch asks of
+ * the database, which holds every batch before the earlier one. Both then write at once.
+ */
+function startBatch(store: ImportStore, batch: Parsed<ImportedAccount>[], run: ImportRun, previous: Batch | undefined): Batch {
+  let announce!: (fresh: Fresh) => void
+  const fresh = new Promise<Fresh>((resolve) => (announce = resolve))
+  const done = (async () => {
+    try {
+      return await writeBatch(store, batch, run, previous ? await previous.fresh : undefined, announce)
+    } finally {
+      // A batch that failed before saying what it inserts holds up no other (the run stops anyway).
+      announce({ emails: new Map(), sources: new Map() })
+    }
+  })()
+  done.catch(() => {})
+  return { fresh, done }
+}
+
+async function writeBatch(store: ImportStore, batch: Parsed<ImportedAccount>[], run: ImportRun, earlier: Fresh | undefined, announce: (fresh: Fresh) => void) {
   const notes: LineNote[] = []
   const label = run.format === 'keycloak' ? 'user' : 'line'
   const candidates: { position: number; account: ImportedAccount }[] = []
-  const byEmail = new Map<string, number>()
-  const bySource = new Map<string, number>()
+  const byEmail = new Map<string, number>(earlier?.emails)
+  const bySource = new Map<string, number>(earlier?.sources)
   for (const record of batch) {
     if ('refused' in record) notes.push({ position: record.position, outcome: 'refused', reason: record.refused })
     else if ('skipped' in record) notes.push({ position: record.position, outcome: 'skipped', reason: record.skipped })
     else {
-      const earlier = byEmail.get(record.value.email) ?? bySource.get(record.value.sourceId)
-      if (earlier !== undefined) {
-        const reason = byEmail.has(record.value.email) ? sameAddress(`${label} ${earlier}`) : `the same ${run.format} id as ${label} ${earlier}`
+      const first = byEmail.get(record.value.email) ?? bySource.get(record.value.sourceId)
+      if (first !== undefined) {
+        const reason = byEmail.has(record.value.email) ? sameAddress(`${label} ${first}`) : `the same ${run.format} id as ${label} ${first}`
         notes.push({ position: record.position, outcome: 'refused', reason })
         continue
       }
@@ -74,14 +129,15 @@ async function importBatch(store: ImportStore, batch: Parsed<ImportedAccount>[],
       if (verdict === 'already there') {
         alreadyThere++
       } else if (verdict) {
-        const earlier = verdict.duplicateOf
-        const where = earlier.run_id === run.runId ? `${label} ${earlier.position}` : `${label} ${earlier.position} of an earlier import`
-        const reason = earlier.email === account.email ? sameAddress(where) : `the same ${run.format} id as ${where}`
+        const other = verdict.duplicateOf
+        const where = other.run_id === run.runId ? `${label} ${other.position}` : `${label} ${other.position} of an earlier import`
+        const reason = other.email === account.email ? sameAddress(where) : `the same ${run.format} id as ${where}`
         notes.push({ position, outcome: 'refused', reason })
       } else {
         fresh.push(newAccount(position, account, now))
       }
     }
+    announce({ emails: new Map(fresh.map((a) => [a.email, a.position])), sources: new Map(fresh.map((a) => [a.sourceId, a.position])) })
     const inserted = await insertImportedAccounts(trx, fresh, {
       format: run.format,
       runId: run.runId,
@@ -101,16 +157,7 @@ async function importBatch(store: ImportStore, batch: Parsed<ImportedAccount>[],
     // An address someone registered between the question and the insert: there now, skipped.
     return { imported: inserted.size, alreadyThere: alreadyThere + fresh.length - inserted.size }
   })
-
-  counts.read += batch.length
-  counts.imported += outcome.imported
-  counts.alreadyThere += outcome.alreadyThere
-  counts.skipped += notes.filter((note) => note.outcome === 'skipped').length
-  counts.refused += notes.filter((note) => note.outcome === 'refused').length
-  run.onBatch(
-    notes.sort((a, b) => a.position - b.position),
-    counts,
-  )
+  return { read: batch.length, ...outcome, notes: notes.sort((a, b) => a.position - b.position) }
 }
 
 /**

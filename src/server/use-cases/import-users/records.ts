@@ -55,6 +55,11 @@ export interface LineNote {
  */
 export interface ImportStore {
   write<T>(work: (batch: { trx: Db; now: Date }) => Promise<T>): Promise<T>
+  /**
+   * How many batches may be written at once: 2 on PostgreSQL (index upkeep, most of an import's
+   * work, then runs on both cores of a small machine), 1 on the embedded database and in a dry run.
+   */
+  concurrency?: number
 }
 
 export interface ImportRun {
