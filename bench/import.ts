@@ -62,7 +62,14 @@ async function runImport(url: string, file: string): Promise<{ seconds: number; 
   const started = performance.now()
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/import-users/import-users.ts', '--file', file, '--format', 'mern-ums'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), DATABASE_URL: url, DATA_DIR: dataDir, AUTH_SECRET: crypto.randomBytes(32).toString('hex'), LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: os.homedir(),
+      DATABASE_URL: url,
+      DATA_DIR: dataDir,
+      AUTH_SECRET: crypto.randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -125,7 +132,8 @@ export async function run(): Promise<string> {
         const b = await signIn(server.url, `native${i}@bench.example`, PASSWORD)
         const c = await signIn(server.url, `person${ACCOUNTS - i}@bench.example`, 'Wrong-Password-1')
         const d = await signIn(server.url, `native${i}@bench.example`, 'Wrong-Password-1')
-        if (a.status !== 200 || b.status !== 200 || c.status !== 401 || d.status !== 401) throw new Error(`unexpected answers ${a.status} ${b.status} ${c.status} ${d.status}`)
+        if (a.status !== 200 || b.status !== 200 || c.status !== 401 || d.status !== 401)
+          throw new Error(`unexpected answers ${a.status} ${b.status} ${c.status} ${d.status}`)
         first.push(a.ms)
         native.push(b.ms)
         failedImported.push(c.ms)

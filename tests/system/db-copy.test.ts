@@ -46,6 +46,8 @@ const COUNTED = [
   'activity_counts',
   'sign_ups_by_day',
   'rate_limits',
+  'imported_accounts',
+  'imported_password_kinds',
 ]
 
 async function counts(store: { dataDir: string; databaseUrl?: string }): Promise<Record<string, number>> {

@@ -10,6 +10,7 @@ import type { ImportCounts, LineNote } from '~server/use-cases/import-users/reco
 export class ImportReport {
   private readonly bars: cliProgress.MultiBar | undefined
   private bar: cliProgress.SingleBar | undefined
+  private stopped = false
 
   constructor(private readonly out: NodeJS.WritableStream = process.stdout) {
     this.bars = process.stderr.isTTY
@@ -28,7 +29,8 @@ export class ImportReport {
 
   /** A progress line for reading one file of `size` bytes (none in a pipe). */
   start(title: string, size: number): void {
-    this.bar?.stop()
+    if (this.bar) this.bars?.remove(this.bar)
+    this.stopped = false
     this.bar = this.bars?.create(Math.max(size, 1), 0, { title, read: 0, imported: 0, refused: 0 })
   }
 
@@ -41,11 +43,13 @@ export class ImportReport {
   }
 
   say(text: string): void {
-    if (this.bars) this.bars.log(`${text}\n`)
+    if (this.bars && !this.stopped) this.bars.log(`${text}\n`)
     else this.out.write(`${text}\n`)
   }
 
   stop(): void {
+    if (this.stopped) return
+    this.stopped = true
     this.bars?.stop()
   }
 }
