@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import bcryptjs from 'bcryptjs'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXIT_WITH_PARENT, ROOT } from '../support/server-process'
 import { csvLine, keycloakCredential, keycloakRealm, seedActivityLine, seedUserLine } from '../support/import-files'
 import {
@@ -61,115 +61,131 @@ async function store(postgresUrl: string | undefined, kind: 'never started' | 'p
 const importUsers = (env: Record<string, string>, args: string[]) => runCommand(IMPORT, env, args)
 
 describe.each(STORES)('moving in on $store', ({ postgresUrl }) => {
-  it('from the seed application: a dry run writes nothing, the import brings accounts and activity, a second run skips them, and everyone signs in with their old password', async () => {
-    const place = await store(postgresUrl, 'never started')
-    const ada = seedUserLine({ name: 'Ada Admin', email: 'Ada@Example.com', password: 'ada-old-secret', role: 'ADMIN', phone: '+44 20 7946 0000' })
-    const bob = seedUserLine({ name: 'Bob Builder', email: 'bob@example.com', password: 'bobs-old-secret', role: 'MODERATOR', createdAt: '2024-11-02T08:00:00.000Z' })
-    const cyd = seedUserLine({ name: 'Cyd Closed', email: 'cyd@example.com', password: 'cyds-old-secret', status: 'SUSPENDED' })
-    const users = file('users.json', [
-      ada.line,
-      bob.line,
-      seedUserLine({ name: 'Bob Twice', email: 'BOB@example.com', password: 'x' }).line,
-      seedUserLine({ name: 'Pay Pal', email: 'pаypal@example.com', password: 'x' }).line,
-      seedUserLine({ name: 'Root User', email: 'root@example.com', password: 'x', role: 'ROOT' }).line,
-      '',
-      cyd.line,
-      '{"_id":{"$oid":"65b000000000000000000009"},"email":"broken@example.com","name":"Broken"',
-    ])
-    const activity = file('activity_logs.json', [
-      seedActivityLine({ userId: ada.id, activity: 'User registered', at: '2025-01-15T09:30:00.000Z' }),
-      seedActivityLine({ userId: ada.id, activity: 'Email verified', at: '2025-01-15T09:31:00.000Z' }),
-      seedActivityLine({ userId: bob.id, activity: 'User logged in', at: '2025-02-01T10:00:00.000Z', userAgent: 'Mozilla/5.0 (Macintosh) Safari/605.1.15' }),
-      seedActivityLine({ userId: ada.id, activity: 'User logged in', at: '2025-02-02T10:00:00.000Z', ip: '203.0.113.9' }),
-      seedActivityLine({ userId: '65b0000000000000000000ff', activity: 'User logged in', at: '2025-02-03T10:00:00.000Z' }),
-      '{"_id":{"$oid":"65b0000000000000000000aa"},"userId":{"$oid":"' + ada.id + '"},"createdAt":{"$date":"2025-02-04T10:00:00.000Z"}}',
-    ])
-    const args = ['--file', users, '--format', 'mern-ums', '--activity', activity]
-    const refusals = [
-      'users.json line 3: refused: the same address as line 2 (addresses are compared in their normal form, without regard to case)',
-      'users.json line 4: refused: the address "p\\u{430}ypal@example.com" is a look-alike (letters of several scripts, or letters that pass for Latin ones)',
-      'users.json line 5: refused: unknown role "ROOT" (one of ADMIN, DEVELOPER, MODERATOR, CLIENT)',
-      'users.json line 8: refused: not a JSON document',
-      'activity_logs.json line 6: refused: no activity',
-    ]
-
-    const dry = await importUsers(place.env, [...args, '--dry-run'])
-    expect(dry.code, dry.output).toBe(2)
-    for (const line of refusals) expect(dry.output).toContain(line)
-    expect(dry.output).toContain('Accounts: 3 would be imported, 0 skipped, 4 refused.')
-    expect(dry.output).toContain('Activity entries: 4 would be imported, 0 already there, 1 skipped (their account was not imported), 1 refused.')
-    expect(dry.output).toContain('Dry run: nothing was written.')
-    if (!postgresUrl) expect(fs.existsSync(path.join(place.dataDir, 'pgdata'))).toBe(false)
-
-    const imported = await importUsers(place.env, args)
-    expect(imported.code, imported.output).toBe(2)
-    for (const line of refusals) expect(imported.output).toContain(line)
-    expect(imported.output).toContain('Accounts: 3 imported, 0 skipped, 4 refused.')
-    expect(imported.output).toContain('Activity entries: 4 imported, 0 already there, 1 skipped (their account was not imported), 1 refused.')
-    // No password, hash or salt of the file in what the command says.
-    expect(imported.output).not.toMatch(/\$2[aby]\$/)
-
-    const again = await importUsers(place.env, args)
-    expect(again.code, again.output).toBe(2)
-    expect(again.output).toContain('Accounts: 0 imported, 3 skipped (3 already there), 4 refused.')
-    expect(again.output).toContain('Activity entries: 0 imported, 4 already there, 1 skipped (their account was not imported), 1 refused.')
-
-    const accounts = await place.query<{ email: string; name: string; phone: string | null; role: string; status: string; verified: boolean; created_at: Date }>(
-      `SELECT email, name, phone, role, status, email_verified_at IS NOT NULL AS verified, created_at FROM users ORDER BY email`,
-    )
-    expect(accounts.map(({ created_at: _, ...rest }) => rest)).toEqual([
-      { email: 'ada@example.com', name: 'Ada Admin', phone: '+44 20 7946 0000', role: 'ADMIN', status: 'ACTIVE', verified: true },
-      { email: 'bob@example.com', name: 'Bob Builder', phone: null, role: 'MODERATOR', status: 'ACTIVE', verified: true },
-      { email: 'cyd@example.com', name: 'Cyd Closed', phone: null, role: 'CLIENT', status: 'SUSPENDED', verified: true },
-    ])
-    expect(new Date(accounts[1]!.created_at).toISOString()).toBe('2024-11-02T08:00:00.000Z')
-    const entries = await place.query<{
-      email: string
-      activity: string
-      kind: string
-      details: string | null
-      ip_address: string | null
-      user_agent: string | null
-      at: string
-    }>(
-      `SELECT u.email, a.activity, a.kind, a.details, a.ip_address, a.user_agent, to_char(a.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') AS at
-       FROM activities a JOIN users u ON u.id = a.user_id WHERE a.import_source IS NOT NULL ORDER BY a.id`,
-    )
-    expect(entries.map((e) => [e.email, e.activity, e.kind, e.at])).toEqual([
-      ['ada@example.com', 'User registered', 'registered', '2025-01-15T09:30'],
-      ['ada@example.com', 'Email verified', 'verified', '2025-01-15T09:31'],
-      ['bob@example.com', 'User logged in', 'logged in', '2025-02-01T10:00'],
-      ['ada@example.com', 'User logged in', 'logged in', '2025-02-02T10:00'],
-    ])
-    expect(entries[2]).toMatchObject({
-      details: '{"email":"someone@example.com"}',
-      ip_address: '::ffff:127.0.0.1',
-      user_agent: 'Mozilla/5.0 (Macintosh) Safari/605.1.15',
+  describe('from the seed application', () => {
+    // One story in steps, each a test of its own: a file, a dry run, the import, a second run, the sign-ins.
+    let place: Awaited<ReturnType<typeof store>>
+    let args: string[] = []
+    let refusals: string[] = []
+    beforeAll(async () => {
+      place = await store(postgresUrl, 'never started')
+      const ada = seedUserLine({ name: 'Ada Admin', email: 'Ada@Example.com', password: 'ada-old-secret', role: 'ADMIN', phone: '+44 20 7946 0000' })
+      const bob = seedUserLine({ name: 'Bob Builder', email: 'bob@example.com', password: 'bobs-old-secret', role: 'MODERATOR', createdAt: '2024-11-02T08:00:00.000Z' })
+      const cyd = seedUserLine({ name: 'Cyd Closed', email: 'cyd@example.com', password: 'cyds-old-secret', status: 'SUSPENDED' })
+      const users = file('users.json', [
+        ada.line,
+        bob.line,
+        seedUserLine({ name: 'Bob Twice', email: 'BOB@example.com', password: 'x' }).line,
+        seedUserLine({ name: 'Pay Pal', email: 'pаypal@example.com', password: 'x' }).line,
+        seedUserLine({ name: 'Root User', email: 'root@example.com', password: 'x', role: 'ROOT' }).line,
+        '',
+        cyd.line,
+        '{"_id":{"$oid":"65b000000000000000000009"},"email":"broken@example.com","name":"Broken"',
+      ])
+      const activity = file('activity_logs.json', [
+        seedActivityLine({ userId: ada.id, activity: 'User registered', at: '2025-01-15T09:30:00.000Z' }),
+        seedActivityLine({ userId: ada.id, activity: 'Email verified', at: '2025-01-15T09:31:00.000Z' }),
+        seedActivityLine({ userId: bob.id, activity: 'User logged in', at: '2025-02-01T10:00:00.000Z', userAgent: 'Mozilla/5.0 (Macintosh) Safari/605.1.15' }),
+        seedActivityLine({ userId: ada.id, activity: 'User logged in', at: '2025-02-02T10:00:00.000Z', ip: '203.0.113.9' }),
+        seedActivityLine({ userId: '65b0000000000000000000ff', activity: 'User logged in', at: '2025-02-03T10:00:00.000Z' }),
+        '{"_id":{"$oid":"65b0000000000000000000aa"},"userId":{"$oid":"' + ada.id + '"},"createdAt":{"$date":"2025-02-04T10:00:00.000Z"}}',
+      ])
+      args = ['--file', users, '--format', 'mern-ums', '--activity', activity]
+      refusals = [
+        'users.json line 3: refused: the same address as line 2 (addresses are compared in their normal form, without regard to case)',
+        'users.json line 4: refused: the address "p\\u{430}ypal@example.com" is a look-alike (letters of several scripts, or letters that pass for Latin ones)',
+        'users.json line 5: refused: unknown role "ROOT" (one of ADMIN, DEVELOPER, MODERATOR, CLIENT)',
+        'users.json line 8: refused: not a JSON document',
+        'activity_logs.json line 6: refused: no activity',
+      ]
     })
-    expect(entries[3]!.ip_address).toBe('203.0.113.9')
-    const marks = await place.query<{ email: string; details: string }>(
-      `SELECT u.email, a.details FROM activities a JOIN users u ON u.id = a.user_id WHERE a.activity = 'Imported from mern-ums' ORDER BY u.email`,
-    )
-    expect(marks.map((m) => m.email)).toEqual(['ada@example.com', 'bob@example.com', 'cyd@example.com'])
-    expect(marks[0]!.details).toMatch(/users\.json, line 1$/)
 
-    const server = await startServer(place.env)
-    try {
-      // The imported active admin can act: no first administrator is made and printed.
-      expect(printedAdmin(server.output())).toBeNull()
-      expect((await call(server, 'POST', '/api/auth/login', { email: 'ada@example.com', password: 'wrong-secret' })).status).toBe(401)
-      const signedIn = await call(server, 'POST', '/api/auth/login', { email: 'ADA@example.com', password: 'ada-old-secret' })
-      expect(signedIn.status).toBe(200)
-      expect(signedIn.body.data.user).toMatchObject({ email: 'ada@example.com', role: 'ADMIN', status: 'ACTIVE', emailVerified: true })
-      expect((await call(server, 'POST', '/api/auth/login', { email: 'bob@example.com', password: 'bobs-old-secret' })).status).toBe(200)
-      // Suspended there, suspended here: told only to someone who knows the password.
-      const cydSignIn = await call(server, 'POST', '/api/auth/login', { email: 'cyd@example.com', password: 'cyds-old-secret' })
-      expect([cydSignIn.status, cydSignIn.body.message]).toEqual([403, 'Account is suspended'])
-    } finally {
-      await stopServer(server)
-    }
-    const hashes = await place.query<{ email: string; password_hash: string }>(`SELECT email, password_hash FROM users ORDER BY email`)
-    for (const { email, password_hash } of hashes) expect(password_hash.startsWith('$argon2id$v=19$m=19456,t=2,p=1$'), email).toBe(true)
+    it('a dry run on a data folder never started reports every bad line and the counts, and writes nothing', async () => {
+      const dry = await importUsers(place.env, [...args, '--dry-run'])
+      expect(dry.code, dry.output).toBe(2)
+      for (const line of refusals) expect(dry.output).toContain(line)
+      expect(dry.output).toContain('Accounts: 3 would be imported, 0 skipped, 4 refused.')
+      expect(dry.output).toContain('Activity entries: 4 would be imported, 0 already there, 1 skipped (their account was not imported), 1 refused.')
+      expect(dry.output).toContain('Dry run: nothing was written.')
+      if (!postgresUrl) expect(fs.existsSync(path.join(place.dataDir, 'pgdata'))).toBe(false)
+    })
+
+    it('the import creates the database, brings the accounts and their activity, and reports the same lines; its output holds no hash', async () => {
+      const imported = await importUsers(place.env, args)
+      expect(imported.code, imported.output).toBe(2)
+      for (const line of refusals) expect(imported.output).toContain(line)
+      expect(imported.output).toContain('Accounts: 3 imported, 0 skipped, 4 refused.')
+      expect(imported.output).toContain('Activity entries: 4 imported, 0 already there, 1 skipped (their account was not imported), 1 refused.')
+      // No password, hash or salt of the file in what the command says.
+      expect(imported.output).not.toMatch(/\$2[aby]\$/)
+    })
+
+    it('a second run skips what is there and says how many', async () => {
+      const again = await importUsers(place.env, args)
+      expect(again.code, again.output).toBe(2)
+      expect(again.output).toContain('Accounts: 0 imported, 3 skipped (3 already there), 4 refused.')
+      expect(again.output).toContain('Activity entries: 0 imported, 4 already there, 1 skipped (their account was not imported), 1 refused.')
+    })
+
+    it("keeps each account's fields, and the activity entries in their own order with their address and browser", async () => {
+      const accounts = await place.query<{ email: string; name: string; phone: string | null; role: string; status: string; verified: boolean; created_at: Date }>(
+        `SELECT email, name, phone, role, status, email_verified_at IS NOT NULL AS verified, created_at FROM users ORDER BY email`,
+      )
+      expect(accounts.map(({ created_at: _, ...rest }) => rest)).toEqual([
+        { email: 'ada@example.com', name: 'Ada Admin', phone: '+44 20 7946 0000', role: 'ADMIN', status: 'ACTIVE', verified: true },
+        { email: 'bob@example.com', name: 'Bob Builder', phone: null, role: 'MODERATOR', status: 'ACTIVE', verified: true },
+        { email: 'cyd@example.com', name: 'Cyd Closed', phone: null, role: 'CLIENT', status: 'SUSPENDED', verified: true },
+      ])
+      expect(new Date(accounts[1]!.created_at).toISOString()).toBe('2024-11-02T08:00:00.000Z')
+      const entries = await place.query<{
+        email: string
+        activity: string
+        kind: string
+        details: string | null
+        ip_address: string | null
+        user_agent: string | null
+        at: string
+      }>(
+        `SELECT u.email, a.activity, a.kind, a.details, a.ip_address, a.user_agent, to_char(a.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') AS at
+       FROM activities a JOIN users u ON u.id = a.user_id WHERE a.import_source IS NOT NULL ORDER BY a.id`,
+      )
+      expect(entries.map((e) => [e.email, e.activity, e.kind, e.at])).toEqual([
+        ['ada@example.com', 'User registered', 'registered', '2025-01-15T09:30'],
+        ['ada@example.com', 'Email verified', 'verified', '2025-01-15T09:31'],
+        ['bob@example.com', 'User logged in', 'logged in', '2025-02-01T10:00'],
+        ['ada@example.com', 'User logged in', 'logged in', '2025-02-02T10:00'],
+      ])
+      expect(entries[2]).toMatchObject({
+        details: '{"email":"someone@example.com"}',
+        ip_address: '::ffff:127.0.0.1',
+        user_agent: 'Mozilla/5.0 (Macintosh) Safari/605.1.15',
+      })
+      expect(entries[3]!.ip_address).toBe('203.0.113.9')
+      const marks = await place.query<{ email: string; details: string }>(
+        `SELECT u.email, a.details FROM activities a JOIN users u ON u.id = a.user_id WHERE a.activity = 'Imported from mern-ums' ORDER BY u.email`,
+      )
+      expect(marks.map((m) => m.email)).toEqual(['ada@example.com', 'bob@example.com', 'cyd@example.com'])
+      expect(marks[0]!.details).toMatch(/users\.json, line 1$/)
+    })
+
+    it('lets everyone sign in with their old password, and moves each to Argon2id', async () => {
+      const server = await startServer(place.env)
+      try {
+        // The imported active admin can act: no first administrator is made and printed.
+        expect(printedAdmin(server.output())).toBeNull()
+        expect((await call(server, 'POST', '/api/auth/login', { email: 'ada@example.com', password: 'wrong-secret' })).status).toBe(401)
+        const signedIn = await call(server, 'POST', '/api/auth/login', { email: 'ADA@example.com', password: 'ada-old-secret' })
+        expect(signedIn.status).toBe(200)
+        expect(signedIn.body.data.user).toMatchObject({ email: 'ada@example.com', role: 'ADMIN', status: 'ACTIVE', emailVerified: true })
+        expect((await call(server, 'POST', '/api/auth/login', { email: 'bob@example.com', password: 'bobs-old-secret' })).status).toBe(200)
+        // Suspended there, suspended here: told only to someone who knows the password.
+        const cydSignIn = await call(server, 'POST', '/api/auth/login', { email: 'cyd@example.com', password: 'cyds-old-secret' })
+        expect([cydSignIn.status, cydSignIn.body.message]).toEqual([403, 'Account is suspended'])
+      } finally {
+        await stopServer(server)
+      }
+      const hashes = await place.query<{ email: string; password_hash: string }>(`SELECT email, password_hash FROM users ORDER BY email`)
+      for (const { email, password_hash } of hashes) expect(password_hash.startsWith('$argon2id$v=19$m=19456,t=2,p=1$'), email).toBe(true)
+    })
   })
 
   it('from Keycloak and from a CSV file: users reported by their position, those without an e-mail skipped, exit code 0 with nothing refused', async () => {
@@ -227,7 +243,7 @@ describe.each(STORES)('moving in on $store', ({ postgresUrl }) => {
     } finally {
       await stopServer(server)
     }
-  })
+  }, 240_000)
 
   it('killed halfway and run again: nothing doubled, nothing lost', async () => {
     const place = await store(postgresUrl)
@@ -266,7 +282,7 @@ describe.each(STORES)('moving in on $store', ({ postgresUrl }) => {
               (SELECT count(*)::int FROM activities WHERE activity = 'Imported from mern-ums') AS marks`,
     )
     expect(counts[0]).toEqual({ users: 39, distinct_emails: 39, imported: 39, marks: 39 })
-  })
+  }, 240_000)
 })
 
 describe('moving in on the embedded database', () => {
@@ -292,7 +308,7 @@ describe('moving in on the embedded database', () => {
     } finally {
       await stopServer(server)
     }
-  })
+  }, 240_000)
 
   it('says what it needs in a sentence: the file, a known format', async () => {
     const place = await store(undefined)
