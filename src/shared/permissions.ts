@@ -36,6 +36,7 @@ export const API_ACCESS = {
   'DELETE /auth/passkeys/:id': 'signed-in',
   'POST /auth/passkeys/authentication/options': 'public',
   'POST /auth/passkeys/authentication': 'public',
+  'POST /auth/passkeys/confirmation/options': 'signed-in',
   'GET /auth/applications': 'signed-in',
   'DELETE /auth/applications/:id': 'signed-in',
 

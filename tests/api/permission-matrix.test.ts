@@ -80,6 +80,7 @@ const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'DELETE /auth/passkeys/:id': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/passkeys/authentication/options': { anonymous: 200, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/passkeys/authentication': { anonymous: 200, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
+  'POST /auth/passkeys/confirmation/options': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'GET /auth/applications': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'DELETE /auth/applications/:id': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'GET /auth/mfa': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -195,6 +196,7 @@ describe('permission matrix', () => {
         body: { response: authenticator.get(options, { credentialId: authenticator.credentials[0]!.id }) },
       }
     },
+    'POST /auth/passkeys/confirmation/options': async () => ({ method: 'POST', url: '/api/auth/passkeys/confirmation/options' }),
     'GET /auth/mfa': async () => ({ method: 'GET', url: '/api/auth/mfa' }),
     'POST /auth/mfa/totp/setup': async () => ({ method: 'POST', url: '/api/auth/mfa/totp/setup', body: { password: STRONG_PASSWORD } }),
     // A setup waiting for its code (started afresh, so that the cell turns it on), and the code.

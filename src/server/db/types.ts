@@ -192,9 +192,10 @@ export interface PasskeysTable {
   last_used_at: Timestamp | null
 }
 
-export type WebAuthnChallengePurpose = 'registration' | 'authentication'
+/** A passkey's registration, a sign-in, or the confirmation of its owner's action (migration 0024). */
+export type WebAuthnChallengePurpose = 'registration' | 'authentication' | 'confirmation'
 
-/** Challenges handed out with passkey options, by hash; single-use (migration 0011). */
+/** Challenges handed out with passkey options, by hash; single-use (migrations 0011 and 0024). */
 export interface WebAuthnChallengesTable {
   challenge_hash: Buffer
   purpose: WebAuthnChallengePurpose

@@ -35,6 +35,7 @@ export const OPERATION_SUMMARIES: Partial<Record<ApiEndpoint, string>> = {
   'DELETE /auth/passkeys/:id': 'Remove a passkey',
   'POST /auth/passkeys/authentication/options': 'Start a passkey sign-in: WebAuthn request options',
   'POST /auth/passkeys/authentication': 'Sign in with a passkey',
+  'POST /auth/passkeys/confirmation/options': 'Start confirming an action (deleting the account) with one of the caller’s passkeys: WebAuthn request options',
   'GET /auth/applications': 'The applications the signed-in user has allowed (Connected apps)',
   'DELETE /auth/applications/:id': 'Remove an application’s access: its grant, refresh tokens and access tokens die',
   'GET /users/profile': 'The signed-in user’s profile',

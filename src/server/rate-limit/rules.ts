@@ -47,6 +47,8 @@ export const RULES = {
   passkeyOptionsByIp: rule('passkey-options-ip', 300, 15 * 60),
   /** Passkey registrations started by one signed-in user. */
   passkeyRegistrationByUser: rule('passkey-register-account', 20, 15 * 60),
+  /** Passkey confirmations (each stores a challenge) asked for by one signed-in user. */
+  passkeyConfirmationByUser: rule('passkey-confirm-account', 20, 15 * 60),
   /**
    * Sign in with Accounts, the token endpoint: requests from one client address, and for one
    * application (a busy reverse proxy refreshes for many people at once, hence the room). Failed

@@ -275,6 +275,7 @@ export const BODILESS_POSTS: Endpoint[] = [
   { key: 'POST /admin/users/:id/password-reset', method: 'POST', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/password-reset` },
   { key: 'POST /auth/passkeys/registration/options', method: 'POST', as: 'user', path: () => '/api/auth/passkeys/registration/options' },
   { key: 'POST /auth/passkeys/authentication/options', method: 'POST', as: 'anonymous', path: () => '/api/auth/passkeys/authentication/options' },
+  { key: 'POST /auth/passkeys/confirmation/options', method: 'POST', as: 'user', path: () => '/api/auth/passkeys/confirmation/options' },
   { key: 'POST /admin/applications/:id/secret', method: 'POST', as: 'admin', path: () => `/api/admin/applications/${UNKNOWN_APPLICATION_ID}/secret` },
 ]
 

@@ -81,6 +81,19 @@ export async function findPasskeyForSignIn(db: Db, credentialId: string) {
 }
 
 /**
+ * For a signed-in owner's confirmation only: one of the user's own passkeys by its credential id,
+ * with its key; undefined when the user has no passkey of that id (another account's included).
+ */
+export function findOwnPasskeyForConfirmation(db: Db, input: { userId: string; credentialId: string }) {
+  return db
+    .selectFrom('passkeys')
+    .select(['id', 'public_key', 'counter', 'transports'])
+    .where('user_id', '=', input.userId)
+    .where('credential_id', '=', input.credentialId)
+    .executeTakeFirst()
+}
+
+/**
  * Records a use: the new counter and the time. Compare-and-set on the counter, so that of two
  * sign-ins racing with the same counter only one counts (false for the other).
  */

@@ -16,12 +16,16 @@ import { listUserPasskeys, toPasskey } from '~server/data/passkeys/passkeys'
 import { requireAuth } from '~server/http/auth-guard'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
 import { requestLanguage } from '~server/http/request-language'
+import { passkeyConfirmationOptions } from '~server/use-cases/passkeys/passkey-confirmation'
 import { passkeyRegistrationOptions, registerPasskey } from '~server/use-cases/passkeys/passkey-registration'
 import { passkeySignInOptions, signInWithPasskey } from '~server/use-cases/passkeys/passkey-sign-in'
 import { removePasskey } from '~server/use-cases/passkeys/remove-passkey'
 import { renamePasskey } from '~server/use-cases/passkeys/rename-passkey'
 
-/** Passkeys (WebAuthn): adding and managing the signed-in user's, and signing in with one. */
+/**
+ * Passkeys (WebAuthn): adding and managing the signed-in user's, signing in with one, and
+ * confirming an action of its owner with one.
+ */
 export function passkeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
@@ -39,6 +43,13 @@ export function passkeyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         void reply.code(201)
         return ok({ passkey }, 'Passkey added')
       },
+    )
+
+    // A passkey in place of the password, for an action of the signed-in owner (deleting the account).
+    app.post(
+      '/auth/passkeys/confirmation/options',
+      { schema: { response: { 200: envelope(authenticationOptionsSchema), ...failures(401, 403, 429, 503) } } },
+      async (request) => ok(await passkeyConfirmationOptions(ctx, requireAuth(request).user.id)),
     )
 
     app.get('/auth/passkeys', { schema: { response: { 200: envelope(passkeyListSchema), ...failures(401, 403, 503) } } }, async (request) =>
