@@ -14,6 +14,7 @@ import { healthRoutes } from '~server/routes/health'
 import { invitationRoutes } from '~server/routes/invitations/invitation'
 import { passkeyRoutes } from '~server/routes/passkeys/passkeys'
 import { connectedAppRoutes } from '~server/routes/applications/connected-apps'
+import { ownDataRoutes } from '~server/routes/own-data/own-data'
 import { passwordResetRoutes } from '~server/routes/passwords/password-reset'
 import { registrationRoutes } from '~server/routes/registration/registration'
 import { sessionRoutes } from '~server/routes/sign-in/session'
@@ -110,6 +111,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(deviceRoutes(ctx))
       await api.register(passkeyRoutes(ctx))
       await api.register(connectedAppRoutes(ctx))
+      await api.register(ownDataRoutes(ctx))
       await api.register(passwordResetRoutes(ctx))
       await api.register(invitationRoutes(ctx))
       await api.register(profileRoutes(ctx))

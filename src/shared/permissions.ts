@@ -40,6 +40,9 @@ export const API_ACCESS = {
   'GET /auth/applications': 'signed-in',
   'DELETE /auth/applications/:id': 'signed-in',
 
+  // A person's own data: all of it in one file.
+  'GET /auth/export': 'signed-in',
+
   // Two-factor sign-in: the second step is public (it carries its mfaToken), the rest the owner's.
   'POST /auth/login/mfa': 'public',
   'GET /auth/mfa': 'signed-in',

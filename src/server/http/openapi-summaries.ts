@@ -38,6 +38,7 @@ export const OPERATION_SUMMARIES: Partial<Record<ApiEndpoint, string>> = {
   'POST /auth/passkeys/confirmation/options': 'Start confirming an action (deleting the account) with one of the caller’s passkeys: WebAuthn request options',
   'GET /auth/applications': 'The applications the signed-in user has allowed (Connected apps)',
   'DELETE /auth/applications/:id': 'Remove an application’s access: its grant, refresh tokens and access tokens die',
+  'GET /auth/export': 'Download everything kept about the caller as one JSON document (docs/account-export.schema.json); never a secret',
   'GET /users/profile': 'The signed-in user’s profile',
   'PUT /users/profile': 'Change name or phone',
   'PUT /users/change-password': 'Change the password (other sessions end)',

@@ -300,6 +300,8 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   { key: 'GET /auth/applications', method: 'GET', as: 'user', path: () => '/api/auth/applications' },
   // An application nobody allowed: a 404, so walking the catalogue takes no access away.
   { key: 'DELETE /auth/applications/:id', method: 'DELETE', as: 'user', path: () => '/api/auth/applications/no-such-application' },
+  // The caller's own data, downloaded: it writes an activity entry and changes nothing else.
+  { key: 'GET /auth/export', method: 'GET', as: 'user', path: () => '/api/auth/export' },
   { key: 'GET /users/profile', method: 'GET', as: 'user', path: () => '/api/users/profile' },
   { key: 'GET /users/pictures/:file', method: 'GET', as: 'anonymous', path: () => '/api/users/pictures/AAAAAAAAAAAAAAAAAAAAAA.webp' },
   { key: 'GET /activity', method: 'GET', as: 'admin', path: () => '/api/activity' },

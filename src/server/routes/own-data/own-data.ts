@@ -1,0 +1,38 @@
+import { Readable } from 'node:stream'
+import type { FastifyReply } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { accountExportSchema } from '~shared/schemas/own-data'
+import type { AppContext } from '~server/context'
+import { requireAuth } from '~server/http/auth-guard'
+import { failures } from '~server/http/envelope'
+import { type AccountExportFile, exportAccountData } from '~server/use-cases/own-data/export-account-data'
+
+/** A person's own data (contract section 15): all of it in one file. */
+export function ownDataRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/auth/export',
+      {
+        schema: {
+          response: {
+            200: {
+              description: 'Everything kept about the caller, as one JSON document (not in the envelope), sent as an attachment',
+              content: { 'application/json': { schema: accountExportSchema } },
+            },
+            ...failures(401, 403, 429, 503),
+          },
+        },
+      },
+      async (request, reply) => sendFile(reply, await exportAccountData(ctx, { ...requireAuth(request), ip: request.ip })),
+    )
+  }
+}
+
+/** The document as a download, streamed as it is written. */
+function sendFile(reply: FastifyReply, file: AccountExportFile) {
+  return reply
+    .header('Content-Type', 'application/json; charset=utf-8')
+    .header('Content-Disposition', `attachment; filename="${file.filename}"`)
+    .header('Cache-Control', 'no-store')
+    .send(Readable.from(file.body, { objectMode: false }))
+}
