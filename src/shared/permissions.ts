@@ -40,8 +40,9 @@ export const API_ACCESS = {
   'GET /auth/applications': 'signed-in',
   'DELETE /auth/applications/:id': 'signed-in',
 
-  // A person's own data: all of it in one file.
+  // A person's own data: all of it in one file, and deleting the account.
   'GET /auth/export': 'signed-in',
+  'POST /auth/delete-account': 'signed-in',
 
   // Two-factor sign-in: the second step is public (it carries its mfaToken), the rest the owner's.
   'POST /auth/login/mfa': 'public',

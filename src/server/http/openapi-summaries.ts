@@ -39,6 +39,8 @@ export const OPERATION_SUMMARIES: Partial<Record<ApiEndpoint, string>> = {
   'GET /auth/applications': 'The applications the signed-in user has allowed (Connected apps)',
   'DELETE /auth/applications/:id': 'Remove an application’s access: its grant, refresh tokens and access tokens die',
   'GET /auth/export': 'Download everything kept about the caller as one JSON document (docs/account-export.schema.json); never a secret',
+  'POST /auth/delete-account':
+    'Delete the caller’s account and everything it owns, given the password (or a passkey) and, with two-factor on, a code; every session and app grant ends',
   'GET /users/profile': 'The signed-in user’s profile',
   'PUT /users/profile': 'Change name or phone',
   'PUT /users/change-password': 'Change the password (other sessions end)',

@@ -31,6 +31,7 @@ export type MailMessage = { lang: Language } & (
   | { template: 'second-factors-reset-by-admin'; to: string; name: string; profileLink: string; resetLink: string }
   | { template: 'new-sign-in'; to: string; name: string; browser: string | null; os: string | null; ip: string | null; at: string; link: string }
   | { template: 'passkey-added'; to: string; name: string; passkeyName: string; profileLink: string }
+  | { template: 'account-deleted'; to: string; name: string; email: string }
 )
 
 /** Which of the product's e-mails a message is. */

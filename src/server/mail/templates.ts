@@ -78,6 +78,7 @@ export function renderMail(message: MailMessage, appName: string): RenderedMail 
       return compose(message, rendering, part, message.loginLink)
     case 'password-changed':
     case 'signed-out-by-admin':
+    case 'account-deleted':
       return compose(message, rendering, part)
     case 'new-sign-in':
       // What the User-Agent did not say is a dash; the time is UTC, the same for every reader.

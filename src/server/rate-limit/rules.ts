@@ -38,7 +38,8 @@ export const RULES = {
   acceptInvitationByIp: rule('invite-ip', 20, 15 * 60),
   /**
    * Guesses at the current password from a signed-in session (a stolen token, an open laptop):
-   * changing it, and confirming it to set up, turn off or renew two-factor sign-in.
+   * changing it, and confirming it to set up, turn off or renew two-factor sign-in; and every
+   * attempt at deleting the account (its password, passkey and second-step code alike).
    */
   changePasswordByUser: rule('change-password-account', 10, 15 * 60),
   /** Passkey sign-in attempts from one client address that failed (a success gives its attempt back). */

@@ -1,8 +1,12 @@
 import { z } from 'zod'
 import { ROLES, STATUSES } from '../constants'
+import { currentPasswordField } from './fields'
+import { authenticationResponseSchema } from './passkeys'
+import { recoveryCodeField, totpCodeField, twoFactorMessages } from './two-factor'
 
 /**
- * A person's own data (contract section 15): the document `GET /auth/export` downloads.
+ * A person's own data (contract section 15): the document `GET /auth/export` downloads, and the
+ * proofs `POST /auth/delete-account` asks for.
  *
  * The document's shape is written once, here: the server's tests hold every export to it, and
  * `docs/account-export.schema.json` is generated from it (`npx tsx scripts/account-export-schema.ts`),
@@ -138,3 +142,31 @@ export function accountExportJsonSchema(): Record<string, unknown> {
     title: 'Accounts: a person’s own data',
   }
 }
+
+export const deleteAccountMessages = {
+  oneProof: 'Enter your password, or confirm with a passkey',
+  oneCode: 'Enter a code or a recovery code, not both',
+  invalidCode: twoFactorMessages.invalidCode,
+} as const
+
+/**
+ * `POST /auth/delete-account`: the password, or a passkey's assertion (`passkeyResponse`, which
+ * counts as two factors, as at sign-in); and when two-factor is on and the proof is the password,
+ * the authenticator app's `code` or a `recoveryCode`.
+ */
+export const deleteAccountSchema = z
+  .strictObject({
+    password: currentPasswordField.optional(),
+    passkeyResponse: authenticationResponseSchema.optional(),
+    code: totpCodeField.optional(),
+    recoveryCode: recoveryCodeField.optional(),
+  })
+  .superRefine((value, ctx) => {
+    if ((value.password === undefined) === (value.passkeyResponse === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['password'], message: deleteAccountMessages.oneProof })
+    }
+    if (value.code !== undefined && value.recoveryCode !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['code'], message: deleteAccountMessages.oneCode })
+    }
+  })
+export type DeleteAccountInput = z.input<typeof deleteAccountSchema>

@@ -14,6 +14,7 @@ import {
 } from '~shared/schemas/auth'
 import { passkeyAuthenticationSchema, passkeyRegistrationSchema, renamePasskeySchema } from '~shared/schemas/passkeys'
 import { changePasswordSchema, profilePictureSchema, updateProfileSchema } from '~shared/schemas/profile'
+import { deleteAccountSchema } from '~shared/schemas/own-data'
 import { enableTotpSchema, passwordConfirmationSchema, secondStepSchema } from '~shared/schemas/two-factor'
 import { STRONG_PASSWORD, type SignedIn, type TestApp, uniqueEmail } from '../../support/test-app'
 
@@ -161,6 +162,15 @@ export const BODY_ENDPOINTS: BodyEndpoint[] = [
     as: 'user',
     path: () => '/api/auth/mfa/recovery-codes',
     schema: passwordConfirmationSchema,
+    valid: () => ({ password: 'Not-The-Current-One-1!' }),
+  }),
+  // A wrong password: the deletion is refused after the check, whatever else is sent.
+  body({
+    key: 'POST /auth/delete-account',
+    method: 'POST',
+    as: 'user',
+    path: () => '/api/auth/delete-account',
+    schema: deleteAccountSchema,
     valid: () => ({ password: 'Not-The-Current-One-1!' }),
   }),
   body({

@@ -55,6 +55,45 @@ export async function enableTotp(trx: Db, userId: string, step: number, now: Dat
   return result.numUpdatedRows === 1n
 }
 
+/**
+ * Claims an authenticator code's step outside a sign-in (a confirmed action): true when the step
+ * is later than the last one used, which it then becomes; false when another request used it first.
+ */
+export async function claimTotpStep(trx: Db, userId: string, step: number): Promise<boolean> {
+  const result = await trx
+    .updateTable('totp_credentials')
+    .set({ last_used_step: step })
+    .where('user_id', '=', userId)
+    .where('enabled_at', 'is not', null)
+    .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]))
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}
+
+/** Whether the account has this recovery code, unused (its hash). */
+export async function hasUnusedRecoveryCode(db: Db, userId: string, codeHash: Buffer): Promise<boolean> {
+  const row = await db
+    .selectFrom('recovery_codes')
+    .select('user_id')
+    .where('user_id', '=', userId)
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** Uses a recovery code outside a sign-in (a confirmed action): false when it was used meanwhile. */
+export async function useRecoveryCode(trx: Db, userId: string, codeHash: Buffer, now: Date): Promise<boolean> {
+  const result = await trx
+    .updateTable('recovery_codes')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}
+
 export async function countRecoveryCodesLeft(db: Db, userId: string): Promise<number> {
   const row = await db
     .selectFrom('recovery_codes')

@@ -89,5 +89,13 @@ export const de: MailTexts = {
       action: 'Ihre Passkeys ansehen',
       after: ['Wenn Sie das nicht waren, entfernen Sie den Passkey in Ihrem Profil und ändern Sie Ihr Passwort.'],
     },
+    'account-deleted': {
+      subject: 'Ihr Konto wurde gelöscht',
+      paragraphs: [
+        'Ihr Konto {{email}} wurde auf Ihren Wunsch gelöscht, mit allem, was dazugehörte: Ihr Profil und Ihr Bild, Ihre Passkeys und Einstellungen der Zwei-Faktor-Authentifizierung sowie die Zugriffe, die Sie Apps erlaubt hatten. Alle Geräte und Apps, die damit angemeldet waren, wurden abgemeldet.',
+        'Dies ist die letzte Nachricht von {{appName}} zu diesem Konto. Das Aktivitätsprotokoll behält seine Einträge, die mit keinem Konto mehr verbunden sind.',
+      ],
+      after: ['Wenn Sie das nicht veranlasst haben, verständigen Sie sofort Ihren Administrator.'],
+    },
   },
 }

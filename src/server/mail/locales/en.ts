@@ -89,5 +89,13 @@ export const en: MailTexts = {
       action: 'Review your passkeys',
       after: ['If you did not do this, remove the passkey from your profile and change your password.'],
     },
+    'account-deleted': {
+      subject: 'Your account was deleted',
+      paragraphs: [
+        'Your account {{email}} was deleted at your request, with everything it held: your profile and picture, your passkeys and two-factor settings, and the access you gave apps. Every device and app it was signed in to has been signed out.',
+        'This is the last message you will receive from {{appName}} about this account. The activity log keeps its entries, no longer linked to any account.',
+      ],
+      after: ['If you did not ask for this, tell your administrator at once.'],
+    },
   },
 }

@@ -89,5 +89,13 @@ export const es: MailTexts = {
       action: 'Revisar tus llaves de acceso',
       after: ['Si no fuiste tú, quita la llave de acceso desde tu perfil y cambia tu contraseña.'],
     },
+    'account-deleted': {
+      subject: 'Tu cuenta se ha eliminado',
+      paragraphs: [
+        'Tu cuenta {{email}} se ha eliminado a petición tuya, con todo lo que contenía: tu perfil y tu foto, tus llaves de acceso y tu configuración de verificación en dos pasos, y el acceso que habías dado a aplicaciones. Se ha cerrado la sesión en todos los dispositivos y aplicaciones donde estaba iniciada.',
+        'Este es el último mensaje que recibirás de {{appName}} sobre esta cuenta. El registro de actividad conserva sus entradas, ya sin vínculo con ninguna cuenta.',
+      ],
+      after: ['Si no lo pediste tú, avisa a tu administrador de inmediato.'],
+    },
   },
 }

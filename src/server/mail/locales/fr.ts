@@ -89,5 +89,13 @@ export const fr: MailTexts = {
       action: "Voir vos clés d'accès",
       after: ["Si ce n'était pas vous, retirez cette clé d'accès depuis votre profil et changez votre mot de passe."],
     },
+    'account-deleted': {
+      subject: 'Votre compte a été supprimé',
+      paragraphs: [
+        "Votre compte {{email}} a été supprimé à votre demande, avec tout ce qu'il contenait : votre profil et votre photo, vos clés d'accès et vos réglages de double authentification, et les accès que vous aviez accordés à des applications. Tous les appareils et applications connectés avec lui ont été déconnectés.",
+        "C'est le dernier message que {{appName}} vous envoie au sujet de ce compte. Le journal d'activité garde ses entrées, qui ne sont plus liées à aucun compte.",
+      ],
+      after: ["Si vous n'avez pas demandé cette suppression, prévenez votre administrateur immédiatement."],
+    },
   },
 }

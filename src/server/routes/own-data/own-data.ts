@@ -1,13 +1,15 @@
 import { Readable } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { accountExportSchema } from '~shared/schemas/own-data'
+import { accountExportSchema, deleteAccountSchema } from '~shared/schemas/own-data'
 import type { AppContext } from '~server/context'
 import { requireAuth } from '~server/http/auth-guard'
-import { failures } from '~server/http/envelope'
+import { done, failures, messageOnly } from '~server/http/envelope'
+import { requestLanguage } from '~server/http/request-language'
+import { deleteAccount } from '~server/use-cases/own-data/delete-account'
 import { type AccountExportFile, exportAccountData } from '~server/use-cases/own-data/export-account-data'
 
-/** A person's own data (contract section 15): all of it in one file. */
+/** A person's own data (contract section 15): all of it in one file, and deleting the account. */
 export function ownDataRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
@@ -25,6 +27,11 @@ export function ownDataRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => sendFile(reply, await exportAccountData(ctx, { ...requireAuth(request), ip: request.ip })),
     )
+
+    app.post('/auth/delete-account', { schema: { body: deleteAccountSchema, response: { 200: messageOnly, ...failures(400, 401, 403, 429, 503) } } }, async (request) => {
+      await deleteAccount(ctx, { ...requireAuth(request), ...request.body, ip: request.ip, lang: requestLanguage(request) })
+      return done('Your account has been deleted')
+    })
   }
 }
 
