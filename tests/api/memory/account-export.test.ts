@@ -43,13 +43,17 @@ beforeAll(async () => {
   // The weekly search index is built once after the entries are in, as a restore would build it:
   // kept up entry by entry, it made writing them take minutes. The export never reads it.
   const { rows } = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE indexname = 'activities_search_weekly'`.execute(t.ctx.db)
-  await sql`DROP INDEX activities_search_weekly`.execute(t.ctx.db)
-  await sql`
-    INSERT INTO activities (user_id, actor_id, kind, activity, details, ip_address, created_at)
-    SELECT ${person.id}, ${person.id}, 'logged in', 'Logged in', 'Chrome 131 on macOS, entry ' || n, '192.0.2.' || (n % 250),
-      timestamptz '2026-01-01 00:00:00+00' + n * interval '1 minute'
-    FROM generate_series(1, ${ENTRIES}) AS n`.execute(t.ctx.db)
-  await sql.raw(rows[0]!.indexdef).execute(t.ctx.db)
+  // One transaction without the pool's statement timeout: on PostgreSQL the writing outlasts it.
+  await t.ctx.db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL statement_timeout = 0`.execute(trx)
+    await sql`DROP INDEX activities_search_weekly`.execute(trx)
+    await sql`
+      INSERT INTO activities (user_id, actor_id, kind, activity, details, ip_address, created_at)
+      SELECT ${person.id}, ${person.id}, 'logged in', 'Logged in', 'Chrome 131 on macOS, entry ' || n, '192.0.2.' || (n % 250),
+        timestamptz '2026-01-01 00:00:00+00' + n * interval '1 minute'
+      FROM generate_series(1, ${ENTRIES}) AS n`.execute(trx)
+    await sql.raw(rows[0]!.indexdef).execute(trx)
+  })
   // A real socket, so that a client that stops reading holds the server back (closed with the app).
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
