@@ -78,7 +78,7 @@ describe('deleting one’s own account with the password and the second step', (
     expectFieldError(await deleteAccount(person, { password: 'Not-The-Password-1!' }), 'password', 'Current password is incorrect')
     expectFieldError(await deleteAccount(person, { password: person.password }), 'code', 'Invalid code')
     expectFieldError(await deleteAccount(person, { password: person.password, code: wrongCode(t, account.totpSecret) }), 'code', 'Invalid code')
-    expectFieldError(await deleteAccount(person, { password: person.password, recoveryCode: 'abcd-efgh-jkmn-pqrs' }), 'code', 'Invalid code')
+    expectFieldError(await deleteAccount(person, { password: person.password, recoveryCode: 'abcd-efgh-jkmn-pqrs' }), 'recoveryCode', 'Invalid code')
     expect(await exists(person.id)).toBe(true)
     expect(await countWhere(t, 'activities', { user_id: person.id, activity: 'Failed account deletion' })).toBe(4)
     expect(await countWhere(t, 'activities', { user_id: person.id, activity: 'Failed account deletion', details: 'Wrong two-factor code' })).toBe(3)

@@ -44,7 +44,9 @@ export interface DeleteAccountInput extends AuthState {
 }
 
 const wrongPassword = () => fieldErrors([{ field: 'password', message: 'Current password is incorrect' }])
-const invalidCode = () => fieldErrors([{ field: 'code', message: deleteAccountMessages.invalidCode }])
+/** Under the field the code was given in (`code` when none was). */
+const invalidCode = (input: Pick<DeleteAccountInput, 'recoveryCode'>) =>
+  fieldErrors([{ field: input.recoveryCode !== undefined ? 'recoveryCode' : 'code', message: deleteAccountMessages.invalidCode }])
 const passkeyRejected = () => badRequest('The passkey could not be verified. Please try again.', 'PASSKEY_REJECTED')
 
 /** The second step's claim, made in the deletion's transaction (so no code is used by a deletion that failed). */
@@ -71,7 +73,7 @@ export async function deleteAccount(ctx: AppContext, input: DeleteAccountInput):
       return refuse('Wrong current password', wrongPassword())
     }
     const step = await secondStep(ctx, input)
-    if (!step) return refuse('Wrong two-factor code', invalidCode())
+    if (!step) return refuse('Wrong two-factor code', invalidCode(input))
     second = step
   }
 
@@ -80,8 +82,8 @@ export async function deleteAccount(ctx: AppContext, input: DeleteAccountInput):
     const account = await lockUserRow(c.trx, user.id)
     if (!account) throw unauthorized('Your session has ended. Please sign in again.', 'SESSION_ENDED')
     if (account.role === 'ADMIN') throw forbidden(adminRuleMessages.noAdminDelete, 'ADMIN_DELETE')
-    if (second.kind === 'totp' && !(await claimTotpStep(c.trx, account.id, second.step))) throw invalidCode()
-    if (second.kind === 'recovery' && !(await useRecoveryCode(c.trx, account.id, second.hash, c.now))) throw invalidCode()
+    if (second.kind === 'totp' && !(await claimTotpStep(c.trx, account.id, second.step))) throw invalidCode(input)
+    if (second.kind === 'recovery' && !(await useRecoveryCode(c.trx, account.id, second.hash, c.now))) throw invalidCode(input)
     if (second.kind === 'passkey' && !(await recordPasskeyUse(c.trx, { ...second.proof, now: c.now }))) throw passkeyRejected()
 
     await c.record({
