@@ -7,6 +7,7 @@ import { adminRuleMessages } from '~shared/schemas/admin'
 import { applicationMessages, applicationUriMessages } from '~shared/schemas/applications'
 import { messages as fieldMessages } from '~shared/schemas/fields'
 import { pageTooDeepMessage } from '~shared/schemas/lists'
+import { deleteAccountMessages } from '~shared/schemas/own-data'
 import { pictureMessages } from '~shared/schemas/profile'
 import { twoFactorMessages } from '~shared/schemas/two-factor'
 import { passwordPolicyMessages } from '~shared/password-policy'
@@ -40,6 +41,7 @@ describe('translations', () => {
     ...Object.values(pictureMessages),
     ...Object.values(adminRuleMessages),
     ...Object.values(twoFactorMessages),
+    ...Object.values(deleteAccountMessages),
     ...Object.values(applicationMessages),
     ...applicationUriMessages,
     pageTooDeepMessage,

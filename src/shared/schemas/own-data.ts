@@ -170,3 +170,12 @@ export const deleteAccountSchema = z
     }
   })
 export type DeleteAccountInput = z.input<typeof deleteAccountSchema>
+
+/** The web app's form: the password, and the second step the account asks for (`none` when two-factor is off). */
+export function deleteAccountFormSchema(secondStep: 'none' | 'totp' | 'recovery') {
+  return z.object({
+    password: currentPasswordField,
+    code: secondStep === 'totp' ? totpCodeField : z.string().optional(),
+    recoveryCode: secondStep === 'recovery' ? recoveryCodeField : z.string().optional(),
+  })
+}

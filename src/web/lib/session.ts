@@ -105,6 +105,13 @@ export function createSession(client: ApiClient, storage: AuthStorage) {
       }
     },
 
+    /** The account is gone (its owner deleted it here): the session ends in every tab, with no call to make. */
+    forget(): void {
+      ended = undefined
+      storage.clear()
+      set({ status: 'ready', user: null })
+    },
+
     /** The API client found the session over (storage is already cleared). */
     sessionEnded(blocked: BlockedState | null): void {
       end(blocked ? { kind: 'blocked', state: blocked, email: state.user?.email ?? lastEmail } : { kind: 'expired' })

@@ -6,6 +6,7 @@ import { TwoFactorSection } from '~web/features/security/components/two-factor-s
 import { SignedInDevices } from '~web/features/security/components/signed-in-devices'
 import { PasskeysSection } from '~web/features/security/components/passkeys-section'
 import { ConnectedAppsSection } from '~web/features/security/components/connected-apps-section'
+import { OwnDataSection } from '~web/features/security/components/own-data-section'
 import { useProfile } from '../api/get-profile'
 import { ChangePasswordForm } from './change-password-form'
 import { ProfileForm } from './profile-form'
@@ -33,6 +34,7 @@ export function ProfilePage() {
             <PasskeysSection />
             <SignedInDevices />
             <ConnectedAppsSection />
+            <OwnDataSection isAdmin={user.role === 'ADMIN'} />
           </div>
         </TabPanel>
       </Tabs>
