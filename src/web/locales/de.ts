@@ -911,7 +911,7 @@ const de: Messages = {
     useApp: 'Stattdessen die Authenticator-App verwenden',
     confirm: 'Mein Konto löschen',
     deleting: 'Wird gelöscht…',
-    passkeyText: 'Oder bestätigen Sie mit einem Ihrer Passkeys statt mit Ihrem Passwort.',
+    orPassword: 'Oder bestätigen Sie mit Ihrem Passwort:',
     usePasskey: 'Mit einem Passkey bestätigen',
     passkeyCancelled: 'Es wurde kein Passkey verwendet: Ihr Konto ist unverändert.',
     passkeyFailed: 'Der Passkey konnte nicht verwendet werden: Ihr Konto ist unverändert.',

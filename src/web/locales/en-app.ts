@@ -679,7 +679,7 @@ export const enApp = {
     useApp: 'Use the authenticator app instead',
     confirm: 'Delete my account',
     deleting: 'Deleting…',
-    passkeyText: 'Or confirm with one of your passkeys instead of your password.',
+    orPassword: 'Or confirm with your password:',
     usePasskey: 'Confirm with a passkey',
     passkeyCancelled: 'No passkey was used: your account is unchanged.',
     passkeyFailed: 'The passkey could not be used: your account is unchanged.',

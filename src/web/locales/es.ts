@@ -908,7 +908,7 @@ const es: Messages = {
     useApp: 'Usar la aplicación de autenticación',
     confirm: 'Eliminar mi cuenta',
     deleting: 'Eliminando…',
-    passkeyText: 'O confirma con una de tus llaves de acceso en lugar de tu contraseña.',
+    orPassword: 'O confirma con tu contraseña:',
     usePasskey: 'Confirmar con una llave de acceso',
     passkeyCancelled: 'No se usó ninguna llave de acceso: tu cuenta no ha cambiado.',
     passkeyFailed: 'No se pudo usar la llave de acceso: tu cuenta no ha cambiado.',

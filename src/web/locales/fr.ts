@@ -911,7 +911,7 @@ const fr: Messages = {
     useApp: 'Utiliser plutôt l’application d’authentification',
     confirm: 'Supprimer mon compte',
     deleting: 'Suppression…',
-    passkeyText: 'Ou confirmez avec l’une de vos clés d’accès au lieu de votre mot de passe.',
+    orPassword: 'Ou confirmez avec votre mot de passe :',
     usePasskey: 'Confirmer avec une clé d’accès',
     passkeyCancelled: 'Aucune clé d’accès n’a été utilisée : votre compte est inchangé.',
     passkeyFailed: 'La clé d’accès n’a pas pu être utilisée : votre compte est inchangé.',

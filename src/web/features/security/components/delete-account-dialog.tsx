@@ -97,6 +97,14 @@ function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
       </ul>
       <p className="text-sm text-muted">{t('ownData.keepCopy')}</p>
       {problem ? <Alert tone="error">{t(problem)}</Alert> : null}
+      {canUsePasskey ? (
+        <div className="space-y-3">
+          <Button variant="outline" onClick={() => void withPasskey()} disabled={busy}>
+            {t('ownData.usePasskey')}
+          </Button>
+          <p className="text-sm text-muted">{t('ownData.orPassword')}</p>
+        </div>
+      ) : null}
       <form id="delete-account-form" noValidate onSubmit={onSubmit} className="space-y-4">
         <Field label={t('ownData.password')} error={errors.password?.message}>
           <PasswordInput autoComplete="current-password" {...form.register('password')} />
@@ -125,14 +133,6 @@ function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
           </Button>
         </div>
       </form>
-      {canUsePasskey ? (
-        <div className="space-y-2 border-t border-line pt-4">
-          <p className="text-sm text-muted">{t('ownData.passkeyText')}</p>
-          <Button variant="outline" onClick={() => void withPasskey()} disabled={busy}>
-            {t('ownData.usePasskey')}
-          </Button>
-        </div>
-      ) : null}
     </div>
   )
 }
