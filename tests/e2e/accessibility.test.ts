@@ -606,6 +606,38 @@ const SCREENS: Screen[] = [
     },
   },
   {
+    // An administrator's "Delete account" says why it does nothing (an admin cannot delete their own account).
+    name: 'profile-own-data-admin',
+    who: 'admin',
+    async open(page) {
+      await page.goto('/profile')
+      await page.getByRole('tab', { name: 'Security' }).click()
+      await page.getByText('Administrators cannot delete their own account: another administrator must change your role first.').waitFor()
+    },
+  },
+  {
+    // Everything the dialog can show: two-factor on, passkeys, connected apps by name, a field's error.
+    name: 'profile-delete-account',
+    who: 'developer',
+    within: '[role="dialog"]',
+    async open(page) {
+      await page.route('**/api/auth/mfa', (route) => route.fulfill(answer(200, { success: true, data: { totp: true, recoveryCodesLeft: 9, passkeys: 2 } })))
+      await page.route('**/api/auth/passkeys', (route) =>
+        route.request().method() === 'GET' ? route.fulfill(answer(200, { success: true, data: { passkeys: PASSKEYS } })) : route.continue(),
+      )
+      await page.route('**/api/auth/applications', (route) =>
+        route.request().method() === 'GET' ? route.fulfill(answer(200, { success: true, data: { applications: CONNECTED_APPS } })) : route.continue(),
+      )
+      await page.goto('/profile')
+      await page.getByRole('tab', { name: 'Security' }).click()
+      await page.getByRole('region', { name: 'Your data' }).getByRole('button', { name: 'Delete account' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Delete your account?' })
+      await dialog.getByLabel('Code from your authenticator app').waitFor()
+      await dialog.getByRole('button', { name: 'Delete my account' }).click()
+      await dialog.getByText('Current password is required').waitFor()
+    },
+  },
+  {
     name: 'consent',
     who: 'admin',
     async open(page) {
