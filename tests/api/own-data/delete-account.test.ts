@@ -1,5 +1,7 @@
+import { sql } from 'kysely'
 import * as client from 'openid-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { deletionTuning, detachActivity } from '~server/data/own-data/account-deletion'
 import { type SignedIn, useTestApp } from '../../support/test-app'
 import { protocolError, startLogoutReceiver } from '../../support/oidc'
 import { SoftwareAuthenticator } from '../../support/software-authenticator'
@@ -232,6 +234,54 @@ describe('other proofs', () => {
       expect(await exists(stranger.person.id)).toBe(true)
       expect(await countWhere(t, 'activities', { user_id: stranger.person.id, activity: 'Failed account deletion' })).toBe(0)
     })
+  })
+})
+
+describe('a long history', () => {
+  it('keeps every entry about the account and every entry it made about others, set free a batch at a time, its name and address gone from their search text', async () => {
+    const person = await t.signIn({ name: 'Long Timer' })
+    const other = await quickSignIn(t, { name: 'Someone Else' })
+    await sql`
+      INSERT INTO activities (user_id, actor_id, kind, activity, details, ip_address, created_at)
+      SELECT ${person.id}, ${person.id}, 'logged in', 'Logged in', 'own entry ' || n, '192.0.2.1', timestamptz '2026-01-01 00:00:00+00' + n * interval '1 minute'
+      FROM generate_series(1, 345) AS n`.execute(t.ctx.db)
+    await sql`
+      INSERT INTO activities (user_id, actor_id, actor_name, kind, activity, details, ip_address, created_at)
+      SELECT ${other.id}, ${person.id}, 'Long Timer', 'updated', 'Updated user Someone Else', 'made entry ' || n, '192.0.2.1', timestamptz '2026-01-01 00:00:00+00' + n * interval '1 minute'
+      FROM generate_series(1, 120) AS n`.execute(t.ctx.db)
+    const batch = deletionTuning.detachBatch
+    deletionTuning.detachBatch = 100
+    try {
+      expectSuccess(await deleteAccount(person, { password: person.password }))
+    } finally {
+      deletionTuning.detachBatch = batch
+    }
+    const own = await t.ctx.db.selectFrom('activities').select(['user_id', 'actor_id', 'search_text']).where('details', 'like', 'own entry %').execute()
+    expect(own).toHaveLength(345)
+    expect(own.every((entry) => entry.user_id === null && entry.actor_id === null && !entry.search_text.includes(person.email))).toBe(true)
+    const made = await t.ctx.db.selectFrom('activities').select(['user_id', 'actor_id', 'actor_name']).where('details', 'like', 'made entry %').execute()
+    expect(made).toHaveLength(120)
+    expect(made.every((entry) => entry.user_id === other.id && entry.actor_id === null && entry.actor_name === 'Long Timer')).toBe(true)
+  })
+
+  it('sets every entry free across batches by itself, without the foreign keys’ help', async () => {
+    const person = await quickSignIn(t, { name: 'Batch Crosser' })
+    await sql`
+      INSERT INTO activities (user_id, actor_id, kind, activity, ip_address, created_at)
+      SELECT CASE WHEN n % 3 = 0 THEN NULL ELSE ${person.id}::uuid END, ${person.id}, 'logged in', 'Logged in', '192.0.2.1', timestamptz '2026-01-01 00:00:00+00' + n * interval '1 minute'
+      FROM generate_series(1, 250) AS n`.execute(t.ctx.db)
+    const linked = () => countWhere(t, 'activities', { user_id: person.id }).then(async (about) => about + (await countWhere(t, 'activities', { actor_id: person.id })))
+    expect(await linked()).toBeGreaterThan(250)
+    const batch = deletionTuning.detachBatch
+    deletionTuning.detachBatch = 40
+    try {
+      // The account stays: only the batches set its entries free.
+      const detached = await t.ctx.db.transaction().execute((trx) => detachActivity(trx, person.id))
+      expect(detached).toBe(251)
+    } finally {
+      deletionTuning.detachBatch = batch
+    }
+    expect(await linked()).toBe(0)
   })
 })
 

@@ -8,7 +8,7 @@ import { revokeUserSessions } from '~server/auth/sessions'
 import { acceptedTotpStep } from '~server/auth/totp'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
-import { deleteAccountAppData, deleteAccountRow } from '~server/data/own-data/account-deletion'
+import { deleteAccountAppData, deleteAccountRow, detachActivity } from '~server/data/own-data/account-deletion'
 import { recordPasskeyUse } from '~server/data/passkeys/passkeys'
 import { claimTotpStep, findTotp, hasUnusedRecoveryCode, useRecoveryCode } from '~server/data/two-factor/second-factors'
 import { findCredentialsByEmail, lockUserRow } from '~server/data/users/users'
@@ -32,7 +32,8 @@ import { checkPasskeyConfirmation, type PasskeyProof } from '~server/use-cases/p
  * becomes unknown with the delete, and the entry stays), every session ended (the trigger of
  * migration 0014 ends the provider sessions they signed in and queues the apps' back-channel
  * logouts), every grant and token at every app deleted, the last e-mail queued in the language of
- * the request, and the account's row deleted with everything that references it.
+ * the request, the activity entries set free a batch at a time (a long history outlasted one
+ * statement's timeout), and the account's row deleted with everything that references it.
  */
 export interface DeleteAccountInput extends AuthState {
   password?: string | undefined
@@ -96,6 +97,7 @@ export async function deleteAccount(ctx: AppContext, input: DeleteAccountInput):
     await revokeUserSessions(c.trx, account.id, 'account deleted', c.now)
     await deleteAccountAppData(c.trx, account.id)
     await c.mail({ template: 'account-deleted', lang: input.lang, to: account.email, name: account.name, email: account.email })
+    await detachActivity(c.trx, account.id)
     if (!(await deleteAccountRow(c.trx, account.id))) throw unauthorized('Your session has ended. Please sign in again.', 'SESSION_ENDED')
   })
 }

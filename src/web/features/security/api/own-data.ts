@@ -31,12 +31,18 @@ export async function confirmWithPasskey(): Promise<AuthenticationResponseJSON> 
 }
 
 /**
+ * An account with a long history takes a while to delete (each activity entry is set free of it,
+ * docs/decisions/0561): the call may last this long, where others give up after 10 seconds.
+ */
+const DELETE_TIMEOUT_MS = 2 * 60_000
+
+/**
  * POST /auth/delete-account with the password (and code), or with a passkey's answer. The account
  * is gone once it answers (the caller then forgets the session: `session.forget()`).
  */
 export async function deleteMyAccount(input: DeleteAccountInput | 'passkey'): Promise<void> {
   const body = input === 'passkey' ? { passkeyResponse: await confirmWithPasskey() } : input
-  await api.post('/auth/delete-account', body)
+  await api.post('/auth/delete-account', body, { timeoutMs: DELETE_TIMEOUT_MS })
 }
 
 export const useDeleteMyAccount = () => useMutation({ mutationFn: deleteMyAccount })
