@@ -1,6 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import { describe, expect, test, vi } from 'vitest'
+import { activityText, badgeText } from '~web/components/activity/activity-text'
 import { OwnDataSection } from '~web/features/security/components/own-data-section'
+import { setLanguage, t } from '~web/lib/i18n'
 import { session } from '~web/lib/session'
 import { fail, installFakeApi, ok } from './support/fake-api'
 import { toastTexts } from './support/queries'
@@ -123,5 +125,17 @@ describe('own data section', () => {
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull())
     expect(api.callsTo('POST /auth/delete-account')).toHaveLength(0)
     expect(session.get().authenticated).toBe(true)
+  })
+
+  test('speaks the chosen language, and the entries of a download and a deletion read in it', async () => {
+    await setLanguage('es')
+    const { user } = renderSection()
+    await user.click(screen.getByRole('button', { name: 'Eliminar la cuenta' }))
+    const dialog = await screen.findByRole('dialog', { name: '¿Eliminar tu cuenta?' })
+    expect(await within(dialog).findByText('Tu nombre en tu actividad: el registro conserva sus entradas, mostradas como de un usuario desconocido')).toBeTruthy()
+    expect(activityText('Downloaded account data', { t, lang: 'es' })).toBe('Datos de la cuenta descargados')
+    expect(activityText('Deleted account Ana Ruiz (ana@example.com)', { t, lang: 'es' })).toBe('Cuenta Ana Ruiz (ana@example.com) eliminada')
+    expect(activityText('Failed account deletion', { t, lang: 'es' })).toBe('Eliminación de la cuenta fallida')
+    expect(badgeText('Downloaded', { t })).toBe('Descargado')
   })
 })

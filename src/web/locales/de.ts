@@ -334,6 +334,9 @@ const de: Messages = {
       deletedApplication: 'Anwendung {{name}} gelöscht',
       importedFrom: 'Importiert aus {{format}}',
       upgradedPasswordStorage: 'Passwortspeicherung erneuert',
+      downloadedAccountData: 'Kontodaten heruntergeladen',
+      failedAccountDeletion: 'Kontolöschung fehlgeschlagen',
+      deletedAccount: 'Konto {{name}} ({{email}}) gelöscht',
     },
     badges: {
       logged: 'Sitzung',
@@ -362,6 +365,7 @@ const de: Messages = {
       allowed: 'Erlaubt',
       imported: 'Importiert',
       upgraded: 'Erneuert',
+      downloaded: 'Heruntergeladen',
     },
     details: {
       wrongPassword: 'Falsches Passwort',

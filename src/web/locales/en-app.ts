@@ -168,6 +168,9 @@ export const enApp = {
       deletedApplication: 'Deleted application {{name}}',
       importedFrom: 'Imported from {{format}}',
       upgradedPasswordStorage: 'Upgraded password storage',
+      downloadedAccountData: 'Downloaded account data',
+      failedAccountDeletion: 'Failed account deletion',
+      deletedAccount: 'Deleted account {{name}} ({{email}})',
     },
     /** The badge: the first word of the English text, by that word in lower case. */
     badges: {
@@ -197,6 +200,7 @@ export const enApp = {
       allowed: 'Allowed',
       imported: 'Imported',
       upgraded: 'Upgraded',
+      downloaded: 'Downloaded',
     },
     /** The few details texts that are fixed; any other stays as written. */
     details: {

@@ -334,6 +334,9 @@ const es: Messages = {
       deletedApplication: 'Aplicación {{name}} eliminada',
       importedFrom: 'Importado desde {{format}}',
       upgradedPasswordStorage: 'Almacenamiento de la contraseña actualizado',
+      downloadedAccountData: 'Datos de la cuenta descargados',
+      failedAccountDeletion: 'Eliminación de la cuenta fallida',
+      deletedAccount: 'Cuenta {{name}} ({{email}}) eliminada',
     },
     badges: {
       logged: 'Sesión',
@@ -362,6 +365,7 @@ const es: Messages = {
       allowed: 'Permitido',
       imported: 'Importado',
       upgraded: 'Actualizado',
+      downloaded: 'Descargado',
     },
     details: {
       wrongPassword: 'Contraseña incorrecta',

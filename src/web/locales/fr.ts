@@ -334,6 +334,9 @@ const fr: Messages = {
       deletedApplication: 'Application {{name}} supprimée',
       importedFrom: 'Importé depuis {{format}}',
       upgradedPasswordStorage: 'Stockage du mot de passe mis à niveau',
+      downloadedAccountData: 'Données du compte téléchargées',
+      failedAccountDeletion: 'Échec de la suppression du compte',
+      deletedAccount: 'Compte {{name}} ({{email}}) supprimé',
     },
     badges: {
       logged: 'Session',
@@ -362,6 +365,7 @@ const fr: Messages = {
       allowed: 'Autorisé',
       imported: 'Importé',
       upgraded: 'Mis à niveau',
+      downloaded: 'Téléchargé',
     },
     details: {
       wrongPassword: 'Mot de passe incorrect',
