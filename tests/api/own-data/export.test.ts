@@ -161,7 +161,8 @@ describe('an account with a long history', () => {
     expect(seeded.map((entry) => Number(entry.details!.slice(6)))).toEqual(Array.from({ length: entries }, (_, i) => entries - i))
     expect(exported.sessions).toHaveLength(sessions + 1)
     expect(new Set(exported.sessions.map((session) => session.id)).size).toBe(sessions + 1)
-  })
+    // Writing 2,345 entries with every index of the log took 38 s on PGlite in a full run on a busy machine.
+  }, 120_000)
 })
 
 describe('who may download', () => {
