@@ -37,6 +37,8 @@ import { registerShuttingDown } from '~server/http/shutting-down'
 import { probeRoutes } from '~server/routes/probes'
 import { referenceRoutes } from '~server/routes/reference/reference-routes'
 import { appSignInRoutes } from '~server/routes/applications/app-sign-in'
+import { adminIdentityProviderRoutes } from '~server/routes/identity-providers/admin-identity-providers'
+import { signInProviderRoutes } from '~server/routes/identity-providers/sign-in-providers'
 import { mountProvider, OIDC_PATH } from '~server/oidc/mount'
 import { webPageWithMeta } from '~server/oidc/pages'
 
@@ -122,6 +124,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(adminExportRoutes(ctx))
       await api.register(appSignInRoutes(ctx))
       await api.register(adminApplicationRoutes(ctx))
+      await api.register(adminIdentityProviderRoutes(ctx))
+      await api.register(signInProviderRoutes(ctx))
       await api.register(referenceRoutes())
     },
     { prefix: '/api' },

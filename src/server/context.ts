@@ -33,6 +33,8 @@ export interface AppContext {
   refreshTokenSealer: TokenSealer
   /** Seals authenticator-app secrets at rest. */
   totpSealer: TokenSealer
+  /** Seals identity providers' client secrets at rest. */
+  providerSecretSealer: TokenSealer
   /** Device cookies: sign-ins from a browser the account used before are counted on their own. */
   deviceTokens: DeviceTokens
   limiter: RateLimiter

@@ -176,6 +176,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       csrf: new CsrfTokens(keys.csrf),
       refreshTokenSealer: new TokenSealer(keys.refreshTokenSeal),
       totpSealer: new TokenSealer(keys.totpSecretSeal),
+      providerSecretSealer: new TokenSealer(keys.identityProviderSecretSeal),
       deviceTokens: new DeviceTokens(keys.deviceToken, config.appUrl.startsWith('https:')),
       limiter,
       jobs,

@@ -20,6 +20,8 @@ export const ERROR_CODES = [
   'REFRESH_INVALID',
   /** The sign-in's second step: a wrong code, or an mfaToken that is wrong, used, expired or spent. */
   'INVALID_CODE',
+  /** A provider sign-in's handoff that is unknown, used, expired, or not this browser's. */
+  'FEDERATION_FAILED',
   // 403
   'FORBIDDEN',
   'CSRF_INVALID',
@@ -31,6 +33,8 @@ export const ERROR_CODES = [
   'ADMIN_DELETE',
   /** Sign in with Accounts: the application does not admit the account's role. */
   'APP_ACCESS_DENIED',
+  /** A provider identity no account uses, and the provider does not create accounts. */
+  'FEDERATION_NO_ACCOUNT',
   // 404
   'NOT_FOUND',
   'USER_NOT_FOUND',
@@ -39,6 +43,9 @@ export const ERROR_CODES = [
   'APPLICATION_NOT_FOUND',
   /** Sign in with Accounts: no sign-in request of an app under that id in this browser (unknown, expired or finished). */
   'INTERACTION_NOT_FOUND',
+  /** An identity provider that does not exist, or a disabled one at sign-in; or a linked identity the caller does not have. */
+  'IDENTITY_PROVIDER_NOT_FOUND',
+  'IDENTITY_NOT_FOUND',
   // 409
   'CONFLICT',
   'EMAIL_TAKEN',
@@ -56,6 +63,10 @@ export const ERROR_CODES = [
   'FRESH_SIGN_IN_REQUIRED',
   /** A client secret asked of a public application, which has none. */
   'PUBLIC_APPLICATION',
+  /** A provider identity already linked to another account. */
+  'IDENTITY_LINKED_ELSEWHERE',
+  /** Removing the last way an account has to sign in. */
+  'LAST_SIGN_IN_METHOD',
   // 421
   'MISDIRECTED_REQUEST',
   // 413, 414, 415, 429

@@ -89,6 +89,15 @@ export const API_ACCESS = {
   'DELETE /admin/applications/:id': ADMIN_ONLY,
   'POST /admin/applications/:id/secret': ADMIN_ONLY,
 
+  // Signing in with an identity people already have (identity providers).
+  'GET /admin/identity-providers': ADMIN_ONLY,
+  'POST /admin/identity-providers': ADMIN_ONLY,
+  'GET /admin/identity-providers/:id': ADMIN_ONLY,
+  'PUT /admin/identity-providers/:id': ADMIN_ONLY,
+  'DELETE /admin/identity-providers/:id': ADMIN_ONLY,
+  'GET /auth/identity-providers': 'public',
+  'GET /auth/identity-providers/discover': 'public',
+
   'GET /health': 'public',
   'GET /health/live': 'public',
   'GET /health/ready': 'public',

@@ -6,6 +6,7 @@ import { API_ACCESS, type ApiEndpoint } from '~shared/permissions'
 import { hashToken } from '~server/auth/secure-token'
 import { commitChange } from '~server/change'
 import { createApplication } from '~server/use-cases/applications/create-application'
+import { createIdentityProvider } from '~server/use-cases/identity-providers/create-identity-provider'
 import { turnOffSecondFactors } from '~server/use-cases/two-factor/disable-two-factor'
 import { SoftwareAuthenticator } from '../support/software-authenticator'
 import { useTestApp, type SignedIn, STRONG_PASSWORD, uniqueEmail } from '../support/test-app'
@@ -24,6 +25,7 @@ import { quickSignIn, quickUser } from './helpers/users'
 type Caller = 'anonymous' | Role
 
 const MATRIX_APPLICATION = { name: 'Matrix App', type: 'confidential' as const, redirectUris: ['https://matrix.example.com/callback'] }
+const MATRIX_PROVIDER = { kind: 'google' as const, name: 'Matrix Google', clientId: 'matrix-client', clientSecret: 'matrix-secret' }
 const CALLERS: Caller[] = ['anonymous', 'CLIENT', 'DEVELOPER', 'MODERATOR', 'ADMIN']
 
 interface Call {
@@ -73,6 +75,11 @@ const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'PUT /admin/applications/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'DELETE /admin/applications/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'POST /admin/applications/:id/secret': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'GET /admin/identity-providers': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /admin/identity-providers': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 201 },
+  'GET /admin/identity-providers/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'PUT /admin/identity-providers/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'DELETE /admin/identity-providers/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'POST /auth/passkeys/registration/options': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/passkeys/registration': { anonymous: 401, CLIENT: 201, DEVELOPER: 201, MODERATOR: 201, ADMIN: 201 },
   'GET /auth/passkeys': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -176,6 +183,11 @@ describe('permission matrix', () => {
     'PUT /admin/applications/:id': async () => ({ method: 'PUT', url: `/api/admin/applications/${await applicationId()}`, body: { name: 'Matrix App Renamed' } }),
     'DELETE /admin/applications/:id': async () => ({ method: 'DELETE', url: `/api/admin/applications/${await applicationId()}` }),
     'POST /admin/applications/:id/secret': async () => ({ method: 'POST', url: `/api/admin/applications/${await applicationId()}/secret` }),
+    'GET /admin/identity-providers': async () => ({ method: 'GET', url: '/api/admin/identity-providers' }),
+    'POST /admin/identity-providers': async () => ({ method: 'POST', url: '/api/admin/identity-providers', body: MATRIX_PROVIDER }),
+    'GET /admin/identity-providers/:id': async () => ({ method: 'GET', url: `/api/admin/identity-providers/${await providerId()}` }),
+    'PUT /admin/identity-providers/:id': async () => ({ method: 'PUT', url: `/api/admin/identity-providers/${await providerId()}`, body: { name: 'Matrix Renamed' } }),
+    'DELETE /admin/identity-providers/:id': async () => ({ method: 'DELETE', url: `/api/admin/identity-providers/${await providerId()}` }),
     'POST /auth/passkeys/registration/options': async () => ({ method: 'POST', url: '/api/auth/passkeys/registration/options' }),
     'POST /auth/passkeys/registration': async (caller) => ({
       method: 'POST',
@@ -212,6 +224,11 @@ describe('permission matrix', () => {
   async function applicationId(): Promise<string> {
     const created = await createApplication(t.ctx, { actorId: callers.ADMIN.id, ip: '127.0.0.1' }, { ...MATRIX_APPLICATION, type: 'confidential' })
     return created.application.id
+  }
+
+  /** An identity provider of its own for each cell, added straight through the use case. */
+  async function providerId(): Promise<string> {
+    return (await createIdentityProvider(t.ctx, { actorId: callers.ADMIN.id, ip: '127.0.0.1' }, MATRIX_PROVIDER)).id
   }
 
   /** Starts a setup for the caller (turning two-factor off first) and answers its current code; turns it on when asked. */

@@ -20,6 +20,8 @@ export interface Keys {
   totpSecretSeal: Buffer
   /** Seals the OpenID Connect provider's signing and cookie keys at rest (oidc/keys.ts). */
   oidcKeySeal: Buffer
+  /** Seals identity providers' client secrets at rest (data/identity-providers, decision 0510). */
+  identityProviderSecretSeal: Buffer
 }
 
 const MIN_SECRET_BYTES = 32
@@ -56,5 +58,6 @@ export function deriveKeys(secret: Buffer): Keys {
     deviceToken: derive('accounts device token v1'),
     totpSecretSeal: derive('accounts totp secret seal v1'),
     oidcKeySeal: derive('accounts oidc key seal v1'),
+    identityProviderSecretSeal: derive('accounts identity provider secret seal v1'),
   }
 }

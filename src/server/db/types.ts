@@ -292,6 +292,63 @@ export interface ImportedPasswordKindsTable {
   first_imported_at: Timestamp
 }
 
+/** An identity provider people sign in with (migration 0019); `id` is in its redirect URI. */
+export interface IdentityProvidersTable {
+  id: string
+  kind: string
+  name: string
+  enabled: ColumnType<boolean, boolean | undefined, boolean>
+  show_on_sign_in: ColumnType<boolean, boolean | undefined, boolean>
+  issuer: string | null
+  tenant: string | null
+  client_id: string | null
+  /** The client secret, sealed with a key derived from AUTH_SECRET. */
+  client_secret_sealed: Buffer | null
+  scopes: string[] | null
+  base_url: string | null
+  saml_metadata_xml: string | null
+  email_domains: ColumnType<string[], string[] | undefined, string[]>
+  trust_email: ColumnType<boolean, boolean | undefined, boolean>
+  allow_sign_up: ColumnType<boolean, boolean | undefined, boolean>
+  default_role: ColumnType<Role, Role | undefined, Role>
+  /** `[{ claim, value, role }]`, first match wins. */
+  role_rules: ColumnType<{ claim: string; value: string; role: Role }[], string | undefined, string>
+  sync_roles: ColumnType<boolean, boolean | undefined, boolean>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** An identity at a provider, linked to an account: `(provider_id, subject)` (migration 0019). */
+export interface FederatedIdentitiesTable {
+  id: Generated<string>
+  provider_id: string
+  user_id: string
+  subject: string
+  email: string | null
+  linked_at: Timestamp
+  last_used_at: Timestamp | null
+}
+
+/** One browser's sign-in through a provider, from the redirect to the handoff (migration 0019). */
+export interface FederationTransactionsTable {
+  /** SHA-256 of the browser's transaction cookie. */
+  id: Buffer
+  provider_id: string
+  purpose: 'sign-in' | 'link'
+  link_user_id: string | null
+  state: string
+  nonce: string
+  code_verifier: string
+  return_to: string
+  created_at: Timestamp
+  expires_at: Timestamp
+  callback_at: Timestamp | null
+  handoff_hash: Buffer | null
+  handoff_expires_at: Timestamp | null
+  handoff_used_at: Timestamp | null
+  result: ColumnType<unknown, string | null | undefined, string | null>
+}
+
 export interface Database {
   users: UsersTable
   pictures: PicturesTable
@@ -316,6 +373,9 @@ export interface Database {
   oidc_logout_jobs: OidcLogoutJobsTable
   imported_accounts: ImportedAccountsTable
   imported_password_kinds: ImportedPasswordKindsTable
+  identity_providers: IdentityProvidersTable
+  federated_identities: FederatedIdentitiesTable
+  federation_transactions: FederationTransactionsTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -3,6 +3,7 @@ import type { z } from 'zod'
 import { type ApiEndpoint, API_ACCESS } from '~shared/permissions'
 import { adminUpdateUserSchema, inviteUserSchema } from '~shared/schemas/admin'
 import { createApplicationSchema, updateApplicationSchema } from '~shared/schemas/applications'
+import { createIdentityProviderSchema, updateIdentityProviderSchema } from '~shared/schemas/identity-providers'
 import {
   acceptInvitationSchema,
   emailOnlySchema,
@@ -64,6 +65,8 @@ const UNANSWERED_PASSKEY = {
 export const UNKNOWN_PASSKEY_ID = '00000000-0000-4000-8000-000000000000'
 /** A client id of the right shape that no application has: edits, secrets and deletes of it are 404s. */
 export const UNKNOWN_APPLICATION_ID = 'app_AAAAAAAAAAAAAAAAAAAAAA'
+/** An identity provider id nobody has: the admin calls on it answer 404 and change nothing. */
+export const UNKNOWN_PROVIDER_ID = 'idp_AAAAAAAAAAAAAAAAAAAAAAAA'
 
 export const BODY_ENDPOINTS: BodyEndpoint[] = [
   body({
@@ -273,6 +276,38 @@ export const BODY_ENDPOINTS: BodyEndpoint[] = [
       enabled: true,
     }),
   }),
+  body({
+    key: 'POST /admin/identity-providers',
+    method: 'POST',
+    as: 'admin',
+    path: () => '/api/admin/identity-providers',
+    schema: createIdentityProviderSchema,
+    // Each call adds a provider nobody signs in with (a preset: no discovery to reach).
+    valid: () => ({
+      kind: 'microsoft',
+      name: 'Attack Suite Entra',
+      tenant: 'organizations',
+      clientId: 'attack-suite-client',
+      clientSecret: 'attack-suite-secret',
+      scopes: ['openid', 'email'],
+      emailDomains: [],
+      trustEmail: false,
+      allowSignUp: false,
+      defaultRole: 'CLIENT',
+      roleRules: [{ claim: 'groups', value: 'staff', role: 'DEVELOPER' }],
+      syncRoles: false,
+      enabled: true,
+      showOnSignIn: false,
+    }),
+  }),
+  body({
+    key: 'PUT /admin/identity-providers/:id',
+    method: 'PUT',
+    as: 'admin',
+    path: () => `/api/admin/identity-providers/${UNKNOWN_PROVIDER_ID}`,
+    schema: updateIdentityProviderSchema,
+    valid: () => ({ name: 'Edited Provider', enabled: false, allowSignUp: true, defaultRole: 'DEVELOPER', syncRoles: true }),
+  }),
 ]
 
 /** POST routes that take no body: anything sent to them is still parsed (and refused) first. */
@@ -330,6 +365,11 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   { key: 'DELETE /admin/users/:id/sessions', method: 'DELETE', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/sessions` },
   // Turns the target's two-factor off and removes its passkeys: the target has none, so nothing changes.
   { key: 'DELETE /admin/users/:id/mfa', method: 'DELETE', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/mfa` },
+  { key: 'GET /admin/identity-providers', method: 'GET', as: 'admin', path: () => '/api/admin/identity-providers' },
+  { key: 'GET /admin/identity-providers/:id', method: 'GET', as: 'admin', path: () => `/api/admin/identity-providers/${UNKNOWN_PROVIDER_ID}` },
+  { key: 'DELETE /admin/identity-providers/:id', method: 'DELETE', as: 'admin', path: () => `/api/admin/identity-providers/${UNKNOWN_PROVIDER_ID}` },
+  { key: 'GET /auth/identity-providers', method: 'GET', as: 'anonymous', path: () => '/api/auth/identity-providers' },
+  { key: 'GET /auth/identity-providers/discover', method: 'GET', as: 'anonymous', path: () => '/api/auth/identity-providers/discover?email=someone%40example.com' },
   { key: 'GET /health', method: 'GET', as: 'anonymous', path: () => '/api/health' },
   { key: 'GET /health/live', method: 'GET', as: 'anonymous', path: () => '/api/health/live' },
   { key: 'GET /health/ready', method: 'GET', as: 'anonymous', path: () => '/api/health/ready' },
