@@ -39,6 +39,8 @@ import { referenceRoutes } from '~server/routes/reference/reference-routes'
 import { appSignInRoutes } from '~server/routes/applications/app-sign-in'
 import { adminIdentityProviderRoutes } from '~server/routes/identity-providers/admin-identity-providers'
 import { signInProviderRoutes } from '~server/routes/identity-providers/sign-in-providers'
+import { providerSignInRoutes } from '~server/routes/identity-providers/provider-sign-in'
+import { linkedIdentityRoutes } from '~server/routes/identity-providers/linked-identities'
 import { mountProvider, OIDC_PATH } from '~server/oidc/mount'
 import { webPageWithMeta } from '~server/oidc/pages'
 
@@ -126,6 +128,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(adminApplicationRoutes(ctx))
       await api.register(adminIdentityProviderRoutes(ctx))
       await api.register(signInProviderRoutes(ctx))
+      await api.register(providerSignInRoutes(ctx))
+      await api.register(linkedIdentityRoutes(ctx))
       await api.register(referenceRoutes())
     },
     { prefix: '/api' },

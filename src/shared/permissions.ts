@@ -97,6 +97,13 @@ export const API_ACCESS = {
   'DELETE /admin/identity-providers/:id': ADMIN_ONLY,
   'GET /auth/identity-providers': 'public',
   'GET /auth/identity-providers/discover': 'public',
+  // The sign-in through a provider: its steps are bound to the browser by the transaction cookie.
+  'GET /auth/federation/:id/start': 'public',
+  'GET /auth/federation/:id/callback': 'public',
+  'POST /auth/federation/complete': 'public',
+  'POST /auth/federation/link': 'signed-in',
+  'GET /auth/identities': 'signed-in',
+  'DELETE /auth/identities/:id': 'signed-in',
 
   'GET /health': 'public',
   'GET /health/live': 'public',

@@ -88,6 +88,7 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
     cookies: { keys: ['upstream-cookie-key-for-tests-only'] },
     features: { devInteractions: { enabled: false } },
     pkce: { required: () => true },
+    ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 3600, IdToken: 600, Interaction: 600, Session: 3600 },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'given_name', 'family_name', 'groups', 'roles', 'tid', 'oid'] },
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ ...person, sub }) }),
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },

@@ -55,6 +55,7 @@ export class Metrics {
   private readonly oidcIssued: client.Counter<'application' | 'kind'>
   private readonly oidcFailures: client.Counter<'application' | 'endpoint' | 'error'>
   private readonly backchannelLogouts: client.Counter<'outcome'>
+  private readonly providerSignIns: client.Counter<'kind' | 'outcome'>
 
   constructor() {
     processMetrics()
@@ -75,6 +76,12 @@ export class Metrics {
       registers,
     })
     for (const outcome of SIGN_IN_OUTCOMES) this.passkeySignIns.inc({ outcome }, 0)
+    this.providerSignIns = new client.Counter({
+      name: 'accounts_provider_sign_ins_total',
+      help: 'Sign-ins through identity providers, by kind of provider and outcome (refused: a callback or handoff that failed its checks)',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    })
     this.hashRejections = new client.Counter({
       name: 'accounts_password_hash_rejected_total',
       help: 'Requests turned away with a 503 because the password-hash queue was full',
@@ -193,6 +200,11 @@ export class Metrics {
 
   countSignIn(outcome: SignInOutcome): void {
     this.signIns.inc({ outcome })
+  }
+
+  /** Labels are bounded: a provider kind, and one of a few outcomes. */
+  countProviderSignIn(kind: string, outcome: 'signed-in' | 'second-step' | 'created' | 'link-required' | 'refused' | 'no-account' | 'account-refused'): void {
+    this.providerSignIns.inc({ kind, outcome })
   }
 
   countPasskeySignIn(outcome: SignInOutcome): void {

@@ -96,19 +96,24 @@ const booleanField = z.boolean({ error: identityProviderMessages.boolean })
 const tenantField = z
   .string({ error: identityProviderMessages.tenant })
   .regex(/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,98}[A-Za-z0-9])?$/, { error: identityProviderMessages.tenant })
+/** No control characters (a NUL cannot even be stored) in what is sent to the provider or compared to claims. */
+const NO_CONTROL = /^[^\p{Cc}]*$/u
 const clientIdField = z
   .string({ error: identityProviderMessages.clientId })
+  .max(500, { error: identityProviderMessages.clientId, abort: true })
   .trim()
   .min(1, { error: identityProviderMessages.clientId })
-  .max(500, { error: identityProviderMessages.clientId })
+  .regex(NO_CONTROL, { error: identityProviderMessages.clientId })
 const clientSecretField = z
   .string({ error: identityProviderMessages.clientSecret })
   .min(1, { error: identityProviderMessages.clientSecret })
   .max(1000, { error: identityProviderMessages.clientSecret })
+  .regex(NO_CONTROL, { error: identityProviderMessages.clientSecret })
 const scopesField = z
   .array(z.string({ error: identityProviderMessages.scopes }).regex(/^[A-Za-z0-9:._/-]{1,100}$/, { error: identityProviderMessages.scopes }), {
     error: identityProviderMessages.scopes,
   })
+  .min(1, { error: identityProviderMessages.scopes })
   .max(PROVIDER_SCOPES_MAX, { error: identityProviderMessages.scopes, abort: true })
   .transform((scopes) => [...new Set(scopes)])
 const emailDomainsField = z
@@ -131,11 +136,13 @@ export const roleRuleSchema = z.strictObject(
       .string({ error: identityProviderMessages.roleRules })
       .trim()
       .min(1, { error: identityProviderMessages.roleRules })
-      .max(200, { error: identityProviderMessages.roleRules }),
+      .max(200, { error: identityProviderMessages.roleRules })
+      .regex(NO_CONTROL, { error: identityProviderMessages.roleRules }),
     value: z
       .string({ error: identityProviderMessages.roleRules })
       .min(1, { error: identityProviderMessages.roleRules })
-      .max(500, { error: identityProviderMessages.roleRules }),
+      .max(500, { error: identityProviderMessages.roleRules })
+      .regex(NO_CONTROL, { error: identityProviderMessages.roleRules }),
     role: roleField,
   },
   { error: identityProviderMessages.roleRules },

@@ -4,6 +4,7 @@ import { type ApiEndpoint, API_ACCESS } from '~shared/permissions'
 import { adminUpdateUserSchema, inviteUserSchema } from '~shared/schemas/admin'
 import { createApplicationSchema, updateApplicationSchema } from '~shared/schemas/applications'
 import { createIdentityProviderSchema, updateIdentityProviderSchema } from '~shared/schemas/identity-providers'
+import { completeProviderSignInSchema, linkPendingIdentitySchema } from '~shared/schemas/federation'
 import {
   acceptInvitationSchema,
   emailOnlySchema,
@@ -308,6 +309,23 @@ export const BODY_ENDPOINTS: BodyEndpoint[] = [
     schema: updateIdentityProviderSchema,
     valid: () => ({ name: 'Edited Provider', enabled: false, allowSignUp: true, defaultRole: 'DEVELOPER', syncRoles: true }),
   }),
+  // Without the browser's transaction cookie, a handoff or link token is worth nothing: 401, nothing changes.
+  body({
+    key: 'POST /auth/federation/complete',
+    method: 'POST',
+    as: 'anonymous',
+    path: () => '/api/auth/federation/complete',
+    schema: completeProviderSignInSchema,
+    valid: () => ({ handoff: UNISSUED_TOKEN }),
+  }),
+  body({
+    key: 'POST /auth/federation/link',
+    method: 'POST',
+    as: 'user',
+    path: () => '/api/auth/federation/link',
+    schema: linkPendingIdentitySchema,
+    valid: () => ({ linkToken: UNISSUED_TOKEN }),
+  }),
 ]
 
 /** POST routes that take no body: anything sent to them is still parsed (and refused) first. */
@@ -370,6 +388,11 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   { key: 'DELETE /admin/identity-providers/:id', method: 'DELETE', as: 'admin', path: () => `/api/admin/identity-providers/${UNKNOWN_PROVIDER_ID}` },
   { key: 'GET /auth/identity-providers', method: 'GET', as: 'anonymous', path: () => '/api/auth/identity-providers' },
   { key: 'GET /auth/identity-providers/discover', method: 'GET', as: 'anonymous', path: () => '/api/auth/identity-providers/discover?email=someone%40example.com' },
+  // A provider nobody has, and a callback without a transaction: both send the browser back to the sign-in page.
+  { key: 'GET /auth/federation/:id/start', method: 'GET', as: 'anonymous', path: () => `/api/auth/federation/${UNKNOWN_PROVIDER_ID}/start` },
+  { key: 'GET /auth/federation/:id/callback', method: 'GET', as: 'anonymous', path: () => `/api/auth/federation/${UNKNOWN_PROVIDER_ID}/callback?code=x&state=y` },
+  { key: 'GET /auth/identities', method: 'GET', as: 'user', path: () => '/api/auth/identities' },
+  { key: 'DELETE /auth/identities/:id', method: 'DELETE', as: 'user', path: () => '/api/auth/identities/00000000-0000-4000-8000-000000000000' },
   { key: 'GET /health', method: 'GET', as: 'anonymous', path: () => '/api/health' },
   { key: 'GET /health/live', method: 'GET', as: 'anonymous', path: () => '/api/health/live' },
   { key: 'GET /health/ready', method: 'GET', as: 'anonymous', path: () => '/api/health/ready' },

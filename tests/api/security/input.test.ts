@@ -154,6 +154,12 @@ describe('every field of every body, given the wrong type', () => {
     enabled: [true, false],
     postLogoutRedirectUris: [[]],
     allowedRoles: [[]],
+    showOnSignIn: [true, false],
+    trustEmail: [true, false],
+    allowSignUp: [true, false],
+    syncRoles: [true, false],
+    emailDomains: [[]],
+    roleRules: [[]],
   }
   const accepts = (name: string, value: unknown) => (ACCEPTED[name] ?? []).some((taken) => isDeepStrictEqual(taken, value))
 

@@ -8,6 +8,7 @@ import { listUserPasskeys, toPasskey } from '~server/data/passkeys/passkeys'
 import { findPicture } from '~server/data/profile/pictures'
 import { findAdminUserById, toAdminUser } from '~server/data/users/users'
 import { unauthorized } from '~server/http/errors'
+import { listMyIdentities } from '~server/use-cases/identity-providers/linked-identities'
 
 /**
  * "Download your data" (contract section 15): everything the product keeps about the caller in one
@@ -45,8 +46,7 @@ export async function exportAccountData(ctx: AppContext, input: AuthState & { ip
     exportedAt: now.toISOString(),
     user: toAdminUser(row),
     picture: picture ? `data:${picture.content_type};base64,${picture.data.toString('base64')}` : null,
-    // Identities linked through another identity provider: none can be linked in this release.
-    identities: [],
+    identities: await listMyIdentities(ctx, user.id),
     passkeys: (await listUserPasskeys(ctx.db, user.id)).map(toPasskey),
     twoFactor: await twoFactorState(ctx.db, user.id),
     connectedApps: await listConnectedApps(ctx.db, user.id),

@@ -1,0 +1,69 @@
+import type { Db } from '~server/db/types'
+import { userColumns } from '~server/data/users/users'
+
+/**
+ * Identities at providers, linked to accounts: `(provider_id, subject)`, never an e-mail. The
+ * own-data export lists a person's identities through `listIdentitiesOfUser`.
+ */
+
+/** The account an identity signs in to, with what a sign-in needs of it. */
+export function findLinkedAccount(db: Db, providerId: string, subject: string) {
+  return db
+    .selectFrom('federated_identities as f')
+    .innerJoin('users as u', 'u.id', 'f.user_id')
+    .select(userColumns.map((column) => `u.${column}` as const))
+    .select(['u.mfa_enabled', 'f.id as identity_id'])
+    .where('f.provider_id', '=', providerId)
+    .where('f.subject', '=', subject)
+    .executeTakeFirst()
+}
+
+/** Whether the account already holds an identity of this provider (one a provider per account). */
+export async function hasIdentityOf(db: Db, userId: string, providerId: string): Promise<boolean> {
+  const row = await db.selectFrom('federated_identities').select('id').where('user_id', '=', userId).where('provider_id', '=', providerId).executeTakeFirst()
+  return row !== undefined
+}
+
+export async function insertIdentity(db: Db, values: { providerId: string; userId: string; subject: string; email: string | null; now: Date }): Promise<string> {
+  const row = await db
+    .insertInto('federated_identities')
+    .values({ provider_id: values.providerId, user_id: values.userId, subject: values.subject, email: values.email, linked_at: values.now, last_used_at: values.now })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return row.id
+}
+
+export async function touchIdentity(db: Db, id: string, values: { email: string | null; now: Date }): Promise<void> {
+  await db.updateTable('federated_identities').set({ last_used_at: values.now, email: values.email }).where('id', '=', id).execute()
+}
+
+export interface IdentityRecord {
+  id: string
+  providerId: string
+  providerName: string
+  kind: string
+  email: string | null
+  linkedAt: Date
+  lastUsedAt: Date | null
+}
+
+/** A person's linked identities, oldest link first (Profile → Security, and the own-data export). */
+export async function listIdentitiesOfUser(db: Db, userId: string): Promise<IdentityRecord[]> {
+  const rows = await db
+    .selectFrom('federated_identities as f')
+    .innerJoin('identity_providers as p', 'p.id', 'f.provider_id')
+    .select(['f.id', 'f.provider_id', 'p.name', 'p.kind', 'f.email', 'f.linked_at', 'f.last_used_at'])
+    .where('f.user_id', '=', userId)
+    .orderBy('f.linked_at')
+    .orderBy('f.id')
+    .execute()
+  return rows.map((row) => ({
+    id: row.id,
+    providerId: row.provider_id,
+    providerName: row.name,
+    kind: row.kind,
+    email: row.email,
+    linkedAt: row.linked_at,
+    lastUsedAt: row.last_used_at,
+  }))
+}

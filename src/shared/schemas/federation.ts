@@ -1,0 +1,52 @@
+import { z } from 'zod'
+import { mfaRequiredSchema } from './two-factor'
+import { authResultSchema } from './user'
+
+/**
+ * Signing in through an identity provider, as the web app finishes it (contract section 10): the
+ * handoff it redeems, what it gets back, and the link a person makes by proving their account.
+ */
+
+export const federationMessages = {
+  failed: 'The sign-in with your identity provider could not be completed. Please try again.',
+  noAccount: (provider: string) => `No account uses this ${provider} identity. Ask an administrator for an invitation.`,
+  linkedElsewhere: (provider: string) => `This ${provider} identity is linked to another account`,
+  lastWayIn: 'Add a password or a passkey before removing your last way to sign in',
+  identityNotFound: 'Linked sign-in method not found',
+} as const
+
+const opaqueToken = z.string({ error: federationMessages.failed }).regex(/^[A-Za-z0-9_-]{20,100}$/, { error: federationMessages.failed })
+
+export const completeProviderSignInSchema = z.strictObject({ handoff: opaqueToken })
+export const linkPendingIdentitySchema = z.strictObject({ linkToken: opaqueToken })
+
+/** An identity not linked yet whose address is an account's: that account's owner proves it, then links. */
+export const linkRequiredSchema = z.object({
+  linkRequired: z.literal(true),
+  email: z.string(),
+  provider: z.object({ id: z.string(), name: z.string() }),
+  linkToken: z.string(),
+})
+export type LinkRequired = z.infer<typeof linkRequiredSchema>
+
+const returnTo = z.object({ returnTo: z.string() })
+export const providerSignInResultSchema = z.union([
+  authResultSchema.extend(returnTo.shape),
+  mfaRequiredSchema.extend(returnTo.shape),
+  linkRequiredSchema.extend(returnTo.shape),
+])
+export type ProviderSignInResult = z.infer<typeof providerSignInResultSchema>
+
+export const linkedIdentitySchema = z.object({
+  id: z.string(),
+  providerId: z.string(),
+  providerName: z.string(),
+  kind: z.string(),
+  email: z.string().nullable(),
+  linkedAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+})
+export type LinkedIdentity = z.infer<typeof linkedIdentitySchema>
+export const linkedIdentityListSchema = z.object({ identities: z.array(linkedIdentitySchema) })
+export const linkedIdentityResultSchema = z.object({ identity: linkedIdentitySchema })
+export const identityParamsSchema = z.object({ id: z.string() })
