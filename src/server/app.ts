@@ -37,6 +37,7 @@ import { registerShuttingDown } from '~server/http/shutting-down'
 import { probeRoutes } from '~server/routes/probes'
 import { referenceRoutes } from '~server/routes/reference/reference-routes'
 import { appSignInRoutes } from '~server/routes/applications/app-sign-in'
+import { SCIM_PATH, scimRoutes } from '~server/routes/scim/scim'
 import { mountProvider, OIDC_PATH } from '~server/oidc/mount'
 import { webPageWithMeta } from '~server/oidc/pages'
 
@@ -129,6 +130,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   ctx.oidc.webPage = webPageWithMeta(options.webDir, ctx.config.appName)
   await mountProvider(app, ctx.oidc, ctx.config.appUrl)
+  await app.register(scimRoutes(ctx), { prefix: SCIM_PATH })
   await app.register(metricsRoutes(ctx))
   if (options.outboxPage) await app.register(outboxRoutes(ctx))
   if (options.webDir) await app.register(webRoutes(options.webDir, { appName: ctx.config.appName, supportEmail: ctx.config.supportEmail }))

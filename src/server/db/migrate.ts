@@ -18,6 +18,7 @@ import * as emailOrderCovering from '~server/db/migrations/0015_email_order_cove
 import * as activitySearchByWeek from '~server/db/migrations/0016_activity_search_by_week'
 import * as signUpsByDay from '~server/db/migrations/0017_sign_ups_by_day'
 import * as importedAccounts from '~server/db/migrations/0021_imported_accounts'
+import * as scimProvisioning from '~server/db/migrations/0022_scim_provisioning'
 import * as passkeyConfirmationChallenges from '~server/db/migrations/0024_passkey_confirmation_challenges'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0016_activity_search_by_week': activitySearchByWeek,
   '0017_sign_ups_by_day': signUpsByDay,
   '0021_imported_accounts': importedAccounts,
+  '0022_scim_provisioning': scimProvisioning,
   '0024_passkey_confirmation_challenges': passkeyConfirmationChallenges,
 }
 
