@@ -41,6 +41,7 @@ import { adminIdentityProviderRoutes } from '~server/routes/identity-providers/a
 import { signInProviderRoutes } from '~server/routes/identity-providers/sign-in-providers'
 import { providerSignInRoutes } from '~server/routes/identity-providers/provider-sign-in'
 import { linkedIdentityRoutes } from '~server/routes/identity-providers/linked-identities'
+import { SCIM_PATH, scimRoutes } from '~server/routes/scim/scim'
 import { mountProvider, OIDC_PATH } from '~server/oidc/mount'
 import { webPageWithMeta } from '~server/oidc/pages'
 
@@ -137,6 +138,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   ctx.oidc.webPage = webPageWithMeta(options.webDir, ctx.config.appName)
   await mountProvider(app, ctx.oidc, ctx.config.appUrl)
+  await app.register(scimRoutes(ctx), { prefix: SCIM_PATH })
   await app.register(metricsRoutes(ctx))
   if (options.outboxPage) await app.register(outboxRoutes(ctx))
   if (options.webDir) await app.register(webRoutes(options.webDir, { appName: ctx.config.appName, supportEmail: ctx.config.supportEmail }))

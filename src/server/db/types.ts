@@ -34,6 +34,11 @@ export interface UsersTable {
   last_sign_in_at: Timestamp | null
   /** Whether the account has a second factor turned on (migration 0008). */
   mfa_enabled: Generated<boolean>
+  /** What a directory gave by SCIM, kept as given (migration 0022): userName, externalId, name parts. */
+  scim_user_name: ColumnType<string | null, string | null | undefined, string | null>
+  scim_external_id: ColumnType<string | null, string | null | undefined, string | null>
+  scim_given_name: ColumnType<string | null, string | null | undefined, string | null>
+  scim_family_name: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface SessionsTable {

@@ -82,7 +82,7 @@ const CODE_OF_STATUS: Partial<Record<number, ErrorCode>> = {
 /** Enough for every field of the largest form, with room to spare. */
 const MAX_FIELD_ERRORS = 20
 
-interface Failure {
+export interface Failure {
   status: number
   message: string
   code: ErrorCode
@@ -104,7 +104,8 @@ export function sendFailure(request: FastifyRequest, reply: FastifyReply, failur
     })
 }
 
-function describe(error: FastifyError): Failure {
+/** What a failure is, in the API's vocabulary (SCIM's answers translate it: http/scim-plumbing.ts). */
+export function describe(error: FastifyError): Failure {
   if (error instanceof HttpError) {
     return { status: error.statusCode, message: error.message, code: error.code, ...error.extra }
   }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import secureJson from 'secure-json-parse'
 import { badRequest } from './errors'
 
@@ -14,25 +14,30 @@ import { badRequest } from './errors'
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string
-    if (text.trim() === '') {
-      return request.routeOptions.schema?.body ? done(badRequest('Request body is empty'), undefined) : done(null, undefined)
-    }
-    let value: unknown
-    try {
-      value = secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' })
-    } catch (error) {
-      const poisoned = error instanceof Error && /prototype/.test(error.message)
-      return done(badRequest(poisoned ? 'Request body contains a forbidden property name' : 'Request body is not valid JSON'), undefined)
-    }
-    // Only an escape can carry a lone surrogate: raw bytes that are not UTF-8 were already decoded to U+FFFD.
-    if (SURROGATE_ESCAPE.test(text) && !wellFormed(value)) {
-      return done(badRequest('Request body contains text that is not valid Unicode'), undefined)
-    }
-    done(null, value)
-  })
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
 }
+
+/** The JSON parser itself, for a media type of JSON a plugin adds (SCIM's `application/scim+json`). */
+export const parseJsonBody: ContentTypeParser = (request, body, done) => {
+  const text = body as string
+  if (text.trim() === '') {
+    return request.routeOptions.schema?.body ? done(badRequest('Request body is empty'), undefined) : done(null, undefined)
+  }
+  let value: unknown
+  try {
+    value = secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' })
+  } catch (error) {
+    const poisoned = error instanceof Error && /prototype/.test(error.message)
+    return done(badRequest(poisoned ? 'Request body contains a forbidden property name' : 'Request body is not valid JSON'), undefined)
+  }
+  // Only an escape can carry a lone surrogate: raw bytes that are not UTF-8 were already decoded to U+FFFD.
+  if (SURROGATE_ESCAPE.test(text) && !wellFormed(value)) {
+    return done(badRequest('Request body contains text that is not valid Unicode'), undefined)
+  }
+  done(null, value)
+}
+
+type ContentTypeParser = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => void
 
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/
 const LONE_SURROGATE = /\p{Cs}/u

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppContext } from '~server/context'
+import { registerScimPlumbing } from '~server/http/scim-plumbing'
+import { scimDiscoveryRoutes } from './discovery'
+
+/** Where the SCIM service answers: APP_URL/scim/v2 (contract section 13). */
+export const SCIM_PATH = '/scim/v2'
+
+export function scimBaseUrl(appUrl: string): string {
+  return `${appUrl.replace(/\/$/, '')}${SCIM_PATH}`
+}
+
+/**
+ * The SCIM 2.0 service, outside /api: its own media type, its own errors, its own credentials
+ * (a service application's bearer with the `scim` scope), and the discovery documents open to all.
+ */
+export function scimRoutes(ctx: AppContext) {
+  return async (app: FastifyInstance) => {
+    registerScimPlumbing(app)
+    await app.register(scimDiscoveryRoutes(scimBaseUrl(ctx.config.appUrl)))
+  }
+}
