@@ -1,0 +1,37 @@
+import { type Kysely, type Migration, Migrator, sql } from 'kysely'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import type { DatabaseHandle } from '~server/db/database'
+import { migrateToLatest, migrationNames, migrationProvider } from '~server/db/migrate'
+import { openEmptyTestDatabase } from '../../support/test-database'
+
+/**
+ * A database of a release that had a later-numbered migration and lacked earlier-numbered ones
+ * (0024 landed before 0019, 0020, 0022): starting this release runs the missing ones, each once.
+ */
+
+let handle: DatabaseHandle
+beforeAll(async () => {
+  handle = await openEmptyTestDatabase()
+})
+afterAll(async () => {
+  await handle?.close()
+})
+
+const executed = async (db: Kysely<unknown>) => (await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db)).rows.map((row) => row.name)
+
+it('runs the earlier-numbered migrations a database lacks, after its later ones', async () => {
+  const all = await migrationProvider.getMigrations()
+  const names = migrationNames()
+  const last = names.at(-1)!
+  const skipped = names.filter((name) => name > '0017' && name !== last)
+  expect(skipped.length).toBeGreaterThan(0)
+  const older: Record<string, Migration> = Object.fromEntries(names.filter((name) => !skipped.includes(name)).map((name) => [name, all[name]!]))
+  const { error } = await new Migrator({ db: handle.db, provider: { getMigrations: async () => older } }).migrateToLatest()
+  expect(error).toBeUndefined()
+  expect(await executed(handle.db as Kysely<unknown>)).toEqual(Object.keys(older).sort())
+
+  await migrateToLatest(handle.db)
+  expect(await executed(handle.db as Kysely<unknown>)).toEqual(names)
+  await migrateToLatest(handle.db)
+  expect(await executed(handle.db as Kysely<unknown>)).toEqual(names)
+})
