@@ -18,6 +18,8 @@ export const ERROR_CODES = [
   'SESSION_ENDED',
   'INVALID_CREDENTIALS',
   'REFRESH_INVALID',
+  /** A service credential (API key or client-credentials token) unknown, expired, or of a disabled or deleted application. */
+  'CREDENTIAL_INVALID',
   /** The sign-in's second step: a wrong code, or an mfaToken that is wrong, used, expired or spent. */
   'INVALID_CODE',
   // 403
@@ -31,6 +33,8 @@ export const ERROR_CODES = [
   'ADMIN_DELETE',
   /** Sign in with Accounts: the application does not admit the account's role. */
   'APP_ACCESS_DENIED',
+  /** A service credential on a call its scopes do not allow (or on a call no scope allows). */
+  'INSUFFICIENT_SCOPE',
   // 404
   'NOT_FOUND',
   'USER_NOT_FOUND',
@@ -39,6 +43,7 @@ export const ERROR_CODES = [
   'APPLICATION_NOT_FOUND',
   /** Sign in with Accounts: no sign-in request of an app under that id in this browser (unknown, expired or finished). */
   'INTERACTION_NOT_FOUND',
+  'API_KEY_NOT_FOUND',
   // 409
   'CONFLICT',
   'EMAIL_TAKEN',
@@ -56,6 +61,8 @@ export const ERROR_CODES = [
   'FRESH_SIGN_IN_REQUIRED',
   /** A client secret asked of a public application, which has none. */
   'PUBLIC_APPLICATION',
+  /** API keys asked of an application that is not a service application. */
+  'NOT_SERVICE_APPLICATION',
   // 421
   'MISDIRECTED_REQUEST',
   // 413, 414, 415, 429
