@@ -18,6 +18,8 @@ export const ERROR_CODES = [
   'SESSION_ENDED',
   'INVALID_CREDENTIALS',
   'REFRESH_INVALID',
+  /** A service credential (API key or client-credentials token) unknown, expired, or of a disabled or deleted application. */
+  'CREDENTIAL_INVALID',
   /** The sign-in's second step: a wrong code, or an mfaToken that is wrong, used, expired or spent. */
   'INVALID_CODE',
   /** A provider sign-in's handoff that is unknown, used, expired, or not this browser's. */
@@ -35,6 +37,8 @@ export const ERROR_CODES = [
   'APP_ACCESS_DENIED',
   /** A provider identity no account uses, and the provider does not create accounts. */
   'FEDERATION_NO_ACCOUNT',
+  /** A service credential on a call its scopes do not allow (or on a call no scope allows). */
+  'INSUFFICIENT_SCOPE',
   // 404
   'NOT_FOUND',
   'USER_NOT_FOUND',
@@ -46,6 +50,7 @@ export const ERROR_CODES = [
   /** An identity provider that does not exist, or a disabled one at sign-in; or a linked identity the caller does not have. */
   'IDENTITY_PROVIDER_NOT_FOUND',
   'IDENTITY_NOT_FOUND',
+  'API_KEY_NOT_FOUND',
   // 409
   'CONFLICT',
   'EMAIL_TAKEN',
@@ -67,6 +72,8 @@ export const ERROR_CODES = [
   'IDENTITY_LINKED_ELSEWHERE',
   /** Removing the last way an account has to sign in. */
   'LAST_SIGN_IN_METHOD',
+  /** API keys asked of an application that is not a service application. */
+  'NOT_SERVICE_APPLICATION',
   // 421
   'MISDIRECTED_REQUEST',
   // 413, 414, 415, 429

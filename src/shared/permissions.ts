@@ -1,7 +1,8 @@
 import type { Role } from './constants'
 
 /**
- * The one permission table. The server's guard reads
+ * The one permission table (a service application's credential passes by the scope table beside
+ * it, `scopes.ts`, never by this one). The server's guard reads
  * `API_ACCESS` for every request and refuses anything not listed (deny by default); the web app
  * reads `PAGE_ACCESS` for its route guard and its menu. Edit access here, and both follow.
  */
@@ -88,6 +89,9 @@ export const API_ACCESS = {
   'PUT /admin/applications/:id': ADMIN_ONLY,
   'DELETE /admin/applications/:id': ADMIN_ONLY,
   'POST /admin/applications/:id/secret': ADMIN_ONLY,
+  'GET /admin/applications/:id/keys': ADMIN_ONLY,
+  'POST /admin/applications/:id/keys': ADMIN_ONLY,
+  'DELETE /admin/applications/:id/keys/:keyId': ADMIN_ONLY,
 
   // Signing in with an identity people already have (identity providers).
   'GET /admin/identity-providers': ADMIN_ONLY,

@@ -59,6 +59,8 @@ describe('registering an application', () => {
       allowedRoles: ['ADMIN', 'DEVELOPER'],
       firstParty: true,
       enabled: true,
+      scopes: [],
+      jwks: null,
       createdAt: t.clock.now().toISOString(),
       updatedAt: t.clock.now().toISOString(),
     })

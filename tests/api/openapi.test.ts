@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { API_ACCESS, type Access } from '~shared/permissions'
 import { useTestApp } from '../support/test-app'
 import { installResponseContract } from '../support/response-contract'
+import { scopeOf } from '~shared/scopes'
 
 /**
  * The API reference: GET /api/openapi.json is a valid OpenAPI 3.1 document
@@ -12,6 +13,7 @@ import { installResponseContract } from '../support/response-contract'
  */
 
 interface Operation {
+  description?: string
   security?: Record<string, string[]>[]
   parameters?: { in: string; name: string }[]
   requestBody?: { content: Record<string, unknown> }
@@ -79,12 +81,15 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(operation('GET /users/pictures/:file')!.responses['200']!.content!)).toEqual(['image/webp'])
   })
 
-  it('says who may call: no security on public calls, the bearer token, and the CSRF header on writes', () => {
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'csrfToken'])
+  it('says who may call: no security on public calls, the bearer token, the CSRF header on writes, and the scope a service credential needs', () => {
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'csrfToken', 'serviceCredential'])
     for (const [key, access] of Object.entries(API_ACCESS) as [string, Access][]) {
-      const expected = access === 'public' ? [] : /^(POST|PUT|PATCH|DELETE) /.test(key) ? [{ bearerAuth: [], csrfToken: [] }] : [{ bearerAuth: [] }]
-      expect(operation(key)!.security, key).toEqual(expected)
+      const person = access === 'public' ? [] : /^(POST|PUT|PATCH|DELETE) /.test(key) ? [{ bearerAuth: [], csrfToken: [] }] : [{ bearerAuth: [] }]
+      const scope = scopeOf(key)
+      expect(operation(key)!.security, key).toEqual(scope ? [...person, { serviceCredential: [scope] }] : person)
+      if (scope) expect(operation(key)!.description, key).toContain(`\`${scope}\` scope`)
     }
+    expect(operation('DELETE /admin/users/:id')!.security).toEqual([{ bearerAuth: [], csrfToken: [] }, { serviceCredential: ['users:delete'] }])
   })
 })
 

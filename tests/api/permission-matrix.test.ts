@@ -5,6 +5,7 @@ import type { Role } from '~shared/constants'
 import { API_ACCESS, type ApiEndpoint } from '~shared/permissions'
 import { hashToken } from '~server/auth/secure-token'
 import { commitChange } from '~server/change'
+import { createApiKey } from '~server/use-cases/applications/create-api-key'
 import { createApplication } from '~server/use-cases/applications/create-application'
 import { createIdentityProvider } from '~server/use-cases/identity-providers/create-identity-provider'
 import { turnOffSecondFactors } from '~server/use-cases/two-factor/disable-two-factor'
@@ -80,6 +81,9 @@ const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'GET /admin/identity-providers/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'PUT /admin/identity-providers/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'DELETE /admin/identity-providers/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'GET /admin/applications/:id/keys': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /admin/applications/:id/keys': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 201 },
+  'DELETE /admin/applications/:id/keys/:keyId': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'POST /auth/passkeys/registration/options': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/passkeys/registration': { anonymous: 401, CLIENT: 201, DEVELOPER: 201, MODERATOR: 201, ADMIN: 201 },
   'GET /auth/passkeys': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -188,6 +192,17 @@ describe('permission matrix', () => {
     'GET /admin/identity-providers/:id': async () => ({ method: 'GET', url: `/api/admin/identity-providers/${await providerId()}` }),
     'PUT /admin/identity-providers/:id': async () => ({ method: 'PUT', url: `/api/admin/identity-providers/${await providerId()}`, body: { name: 'Matrix Renamed' } }),
     'DELETE /admin/identity-providers/:id': async () => ({ method: 'DELETE', url: `/api/admin/identity-providers/${await providerId()}` }),
+    'GET /admin/applications/:id/keys': async () => ({ method: 'GET', url: `/api/admin/applications/${await serviceApplicationId()}/keys` }),
+    'POST /admin/applications/:id/keys': async () => ({
+      method: 'POST',
+      url: `/api/admin/applications/${await serviceApplicationId()}/keys`,
+      body: { name: 'Matrix key' },
+    }),
+    'DELETE /admin/applications/:id/keys/:keyId': async () => {
+      const id = await serviceApplicationId()
+      const { key } = await createApiKey(t.ctx, { actorId: callers.ADMIN.id, ip: '127.0.0.1' }, id, { name: 'Matrix key' })
+      return { method: 'DELETE', url: `/api/admin/applications/${id}/keys/${key.id}` }
+    },
     'POST /auth/passkeys/registration/options': async () => ({ method: 'POST', url: '/api/auth/passkeys/registration/options' }),
     'POST /auth/passkeys/registration': async (caller) => ({
       method: 'POST',
@@ -221,6 +236,11 @@ describe('permission matrix', () => {
   }
 
   /** A confidential application of its own for each cell, registered straight through the use case. */
+  async function serviceApplicationId(): Promise<string> {
+    const created = await createApplication(t.ctx, { actorId: callers.ADMIN.id, ip: '127.0.0.1' }, { name: 'Matrix Service', type: 'service', scopes: ['users:read'] })
+    return created.application.id
+  }
+
   async function applicationId(): Promise<string> {
     const created = await createApplication(t.ctx, { actorId: callers.ADMIN.id, ip: '127.0.0.1' }, { ...MATRIX_APPLICATION, type: 'confidential' })
     return created.application.id

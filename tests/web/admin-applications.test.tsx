@@ -20,6 +20,8 @@ const wiki: Application = {
   allowedRoles: [],
   firstParty: true,
   enabled: true,
+  scopes: [],
+  jwks: null,
   createdAt: '2026-05-01T10:00:00.000Z',
   updatedAt: '2026-05-01T10:00:00.000Z',
 }

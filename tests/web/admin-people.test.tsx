@@ -224,7 +224,7 @@ describe("an admin's entries say who acted and what changed", () => {
     details: 'role: CLIENT → MODERATOR; status: ACTIVE → SUSPENDED; phone changed',
     ipAddress: '203.0.113.9',
     createdAt: new Date().toISOString(),
-    actor: { id: admin.id, name: 'Ada Admin' },
+    actor: { type: 'user', id: admin.id, name: 'Ada Admin' },
     changes: [
       { field: 'role', from: 'CLIENT', to: 'MODERATOR' },
       { field: 'status', from: 'ACTIVE', to: 'SUSPENDED' },

@@ -17,6 +17,7 @@ import * as signInWithAccounts from '~server/db/migrations/0014_sign_in_with_acc
 import * as emailOrderCovering from '~server/db/migrations/0015_email_order_covering'
 import * as activitySearchByWeek from '~server/db/migrations/0016_activity_search_by_week'
 import * as signUpsByDay from '~server/db/migrations/0017_sign_ups_by_day'
+import * as serviceApplications from '~server/db/migrations/0018_service_applications'
 import * as identityProviders from '~server/db/migrations/0019_identity_providers'
 import * as importedAccounts from '~server/db/migrations/0021_imported_accounts'
 import * as scimProvisioning from '~server/db/migrations/0022_scim_provisioning'
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0015_email_order_covering': emailOrderCovering,
   '0016_activity_search_by_week': activitySearchByWeek,
   '0017_sign_ups_by_day': signUpsByDay,
+  '0018_service_applications': serviceApplications,
   '0019_identity_providers': identityProviders,
   '0021_imported_accounts': importedAccounts,
   '0022_scim_provisioning': scimProvisioning,

@@ -97,6 +97,8 @@ export interface ActivitiesTable {
   user_agent: ColumnType<string | null, string | null | undefined, string | null>
   /** An imported entry's own id in its system, `<format>:<id>`, unique (migration 0021). */
   import_source: ColumnType<string | null, string | null | undefined, string | null>
+  /** The service application that acted, when one did (migration 0018); its name is in `actor_name`. */
+  actor_application_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface RateLimitsTable {
@@ -209,7 +211,7 @@ export interface WebAuthnChallengesTable {
   expires_at: Timestamp
 }
 
-export type ApplicationType = 'confidential' | 'public'
+export type ApplicationType = 'confidential' | 'public' | 'service'
 
 /** An app that signs its users in with Accounts (migration 0014); `id` is its OpenID Connect `client_id`. */
 export interface OidcApplicationsTable {
@@ -227,6 +229,25 @@ export interface OidcApplicationsTable {
   enabled: ColumnType<boolean, boolean | undefined, boolean>
   created_at: Timestamp
   updated_at: Timestamp
+  /** A service application's admin API scopes (migration 0018); empty for the others. */
+  scopes: ColumnType<string[], string[] | undefined, string[]>
+  /** A service application's public key set for `private_key_jwt` (migration 0018), or null. */
+  jwks: ColumnType<{ keys: Record<string, unknown>[] } | null, string | null | undefined, string | null>
+  /** May use the device authorization grant (migration 0018). */
+  device_flow: ColumnType<boolean, boolean | undefined, boolean>
+}
+
+/** A service application's API keys (migration 0018): only the SHA-256 of a key is kept. */
+export interface ApiKeysTable {
+  id: Generated<string>
+  application_id: string
+  name: string
+  /** The key's first 12 characters, to recognise it in a list. */
+  prefix: string
+  secret_hash: Buffer
+  created_at: Timestamp
+  expires_at: Timestamp | null
+  last_used_at: Timestamp | null
 }
 
 /** What the protocol engine stores, one row per model instance (oidc/adapter.ts). */
@@ -372,6 +393,7 @@ export interface Database {
   passkeys: PasskeysTable
   webauthn_challenges: WebAuthnChallengesTable
   oidc_applications: OidcApplicationsTable
+  api_keys: ApiKeysTable
   oidc_payloads: OidcPayloadsTable
   oidc_keys: OidcKeysTable
   oidc_session_links: OidcSessionLinksTable

@@ -4,6 +4,7 @@ import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-ty
 import { z } from 'zod'
 import { CSRF_HEADER } from '~shared/constants'
 import type { Access } from '~shared/permissions'
+import { API_SCOPE_NAMES, API_SCOPES, type ApiScope, scopeOf } from '~shared/scopes'
 import { userSchema } from '~shared/schemas/user'
 import { projectVersion } from '~server/config/paths'
 import { accessOf } from './auth-guard'
@@ -62,15 +63,21 @@ function completeResponses(route: RouteOptions): void {
   for (const status of frameworkFailureStatuses(method, route, accessOf(method, route.url))) response[status] ??= failureEnvelope
 }
 
-function security(method: string, access: Access | undefined): Record<string, string[]>[] {
+/**
+ * Who may call: a person with the bearer token (and the CSRF header on writes), and, on a call the
+ * scope table gives a scope, a service application's credential holding that scope (no CSRF).
+ */
+function security(method: string, access: Access | undefined, scope: ApiScope | undefined): Record<string, string[]>[] {
   if (access === 'public' || access === undefined) return []
-  return [UNSAFE_METHODS.has(method) ? { bearerAuth: [], csrfToken: [] } : { bearerAuth: [] }]
+  const person: Record<string, string[]> = UNSAFE_METHODS.has(method) ? { bearerAuth: [], csrfToken: [] } : { bearerAuth: [] }
+  return scope ? [person, { serviceCredential: [scope] }] : [person]
 }
 
-function whoMayCall(access: Access | undefined): string {
+function whoMayCall(access: Access | undefined, scope: ApiScope | undefined): string {
   if (access === 'public') return 'Anyone.'
   if (access === 'signed-in') return 'Any signed-in user.'
-  return `Signed-in users with the role ${(access ?? []).join(', ')}.`
+  const people = `Signed-in users with the role ${(access ?? []).join(', ')}.`
+  return scope ? `${people} Service applications with the \`${scope}\` scope (${API_SCOPES[scope].allows.toLowerCase()}).` : people
 }
 
 const transformSchemas = createJsonSchemaTransform({})
@@ -85,6 +92,7 @@ function transform(input: TransformInput) {
   const method = [input.route.method].flat()[0]!
   const key = `${method} ${url.replace(/^\/api/, '')}`
   const access = accessOf(method, url)
+  const scope = scopeOf(key)
   const response = (schema as { response?: Record<string, Record<string, unknown>> }).response ?? {}
   for (const [status, answer] of Object.entries(response)) {
     const description = STATUS_DESCRIPTIONS[Number(status)]
@@ -99,9 +107,9 @@ function transform(input: TransformInput) {
       ...schema,
       operationId: operationId(method, url),
       summary: OPERATION_SUMMARIES[key as keyof typeof OPERATION_SUMMARIES] ?? key,
-      description: whoMayCall(access),
+      description: whoMayCall(access, scope),
       tags: [tagOf(url)],
-      security: security(method, access),
+      security: security(method, access, scope),
     },
     url,
   }
@@ -170,6 +178,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The `accessToken` from sign-in or refresh' },
+          serviceCredential: {
+            type: 'oauth2',
+            description:
+              'A service application’s credential, sent as `Authorization: Bearer …` without a CSRF header: an API key (`acc_sk_…`), or an access token of the client credentials grant at the OpenID Connect token endpoint (resource `APP_URL/api`).',
+            flows: { clientCredentials: { tokenUrl: '/oidc/token', scopes: Object.fromEntries(API_SCOPE_NAMES.map((name) => [name, API_SCOPES[name].allows])) } },
+          },
           csrfToken: {
             type: 'apiKey',
             in: 'header',

@@ -29,9 +29,13 @@ export async function applicationClientMetadata(db: Db, id: string): Promise<Ada
 /** Built once (src/server/db/prepared.ts), with the first database given: the statement is the same for every one. */
 let applicationQuery: ((id: string) => CompiledQuery<ApplicationRow>) | undefined
 
+/** The scopes an application that signs people in may ask for: never an admin API scope. */
+export const PERSON_SCOPES = 'openid profile email phone roles offline_access'
+
 /** An enabled application's row as client metadata (a disabled one is no client). */
 function clientMetadataOf(app: ApplicationRow | undefined): AdapterPayload | undefined {
   if (!app?.enabled) return undefined
+  if (app.type === 'service') return serviceClientMetadata(app)
   const confidential = app.type === 'confidential' && app.secret_hash !== null
   return {
     client_id: app.id,
@@ -44,9 +48,39 @@ function clientMetadataOf(app: ApplicationRow | undefined): AdapterPayload | und
     post_logout_redirect_uris: app.post_logout_redirect_uris,
     ...(app.backchannel_logout_uri ? { backchannel_logout_uri: app.backchannel_logout_uri, backchannel_logout_session_required: true } : {}),
     id_token_signed_response_alg: 'RS256',
+    scope: PERSON_SCOPES,
     [ALLOWED_ROLES_METADATA]: app.allowed_roles,
     [FIRST_PARTY_METADATA]: app.first_party,
   } as AdapterPayload
+}
+
+/**
+ * A service application (contract section 11): the client credentials grant only, with its client
+ * secret or, with a public key set, `private_key_jwt`; the scopes it may ask for are its admin API
+ * scopes (the engine answers `invalid_scope` for any other it knows).
+ */
+function serviceClientMetadata(app: ApplicationRow): AdapterPayload {
+  return {
+    client_id: app.id,
+    client_name: app.name,
+    ...(app.jwks
+      ? { jwks: app.jwks, token_endpoint_auth_method: 'private_key_jwt' }
+      : { client_secret: app.secret_hash!.toString('hex'), token_endpoint_auth_method: 'client_secret_basic' }),
+    application_type: 'web',
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    scope: app.scopes.join(' '),
+    [SERVICE_SCOPES_METADATA]: app.scopes,
+  } as AdapterPayload
+}
+
+export const SERVICE_SCOPES_METADATA = 'accounts_service_scopes'
+
+/** A service application's granted scopes (empty for any other client). */
+export function serviceScopesOf(client: EngineClient): readonly string[] {
+  const scopes = property(client, SERVICE_SCOPES_METADATA)
+  return Array.isArray(scopes) ? (scopes as string[]) : []
 }
 
 /** Whether the secret an app sent is its current one (constant time). */

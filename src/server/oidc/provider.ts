@@ -9,7 +9,8 @@ import { RULES } from '~server/rate-limit/rules'
 import { accountMayUseApp, loadAccount } from './accounts'
 import { createAdapterClass, endLinkedProductSession } from './adapter'
 import { flushDeferredWrites } from './engine-request'
-import { isFirstParty, secretMatches } from './clients'
+import { isFirstParty, SERVICE_SCOPES_METADATA, secretMatches, serviceScopesOf } from './clients'
+import { API_SCOPE_NAMES } from '~shared/scopes'
 import type { ProviderKeys } from './keys'
 import { renderProtocolError, sendPage, type WebPage } from './pages'
 import { OIDC_PATH } from './paths'
@@ -32,6 +33,8 @@ import { OIDC_PATH } from './paths'
  */
 export interface ProviderOptions {
   issuer: string
+  /** The admin API's resource indicator (`APP_URL/api`): client credentials tokens are for it alone. */
+  apiResource: string
   db: Kysely<Database>
   /** The product's clock (sessions are timed by it); the engine's own expiries use the system's. */
   clock: Clock
@@ -62,6 +65,9 @@ export const SCOPE_CLAIMS = {
 } as const
 
 export const SCOPES = ['openid', 'profile', 'email', 'phone', 'roles', 'offline_access'] as const
+
+/** Every scope the engine knows: the people's, and the admin API's (service applications only, src/shared/scopes.ts). */
+const ENGINE_SCOPES = [...SCOPES, ...API_SCOPE_NAMES]
 
 /** Marks an authorization request whose `prompt=consent` was added for `offline_access` (not asked by the app). */
 export const IMPLIED_CONSENT_PARAM = 'accounts_offline_consent'
@@ -112,12 +118,12 @@ export function createProvider(options: ProviderOptions): Provider {
     },
     // Every ID token says when and how the person signed in (`auth_time`, RFC 8176 `amr`) under `openid`.
     claims: { iss: null, sid: null, ...SCOPE_CLAIMS, offline_access: [] } as unknown as Configuration['claims'],
-    scopes: [...SCOPES],
+    scopes: ENGINE_SCOPES,
     conformIdTokenClaims: false,
     responseTypes: ['code'],
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
-    extraClientMetadata: { properties: ['accounts_allowed_roles', 'accounts_first_party'] },
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+    extraClientMetadata: { properties: ['accounts_allowed_roles', 'accounts_first_party', SERVICE_SCOPES_METADATA] },
     extraParams: [IMPLIED_CONSENT_PARAM],
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256', 'ES256'],
@@ -135,6 +141,14 @@ export function createProvider(options: ProviderOptions): Provider {
       },
       revocation: { enabled: true },
       backchannelLogout: { enabled: true },
+      // Service applications (contract section 11, decision 0500): client credentials for the admin API.
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async (_ctx, client, oneOf) => oneOf ?? (client && serviceScopesOf(client).length > 0 ? options.apiResource : undefined),
+        useGrantedResource: async () => false,
+        getResourceServerInfo: async (ctx, resourceIndicator, client) => apiResourceServer(ctx, resourceIndicator, client, options),
+      },
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: async (ctx, form) => {
@@ -155,6 +169,7 @@ export function createProvider(options: ProviderOptions): Provider {
       Interaction: 3600,
       Session: options.sessionMaxAge,
       Grant: 365 * 24 * 3600,
+      ClientCredentials: options.accessTokenTtl,
       // A refresh token lives no longer than the product session that signed in could (and dies with it).
       RefreshToken: options.sessionMaxAge,
     },
@@ -244,6 +259,7 @@ export function createProvider(options: ProviderOptions): Provider {
   ;(provider as unknown as { deliverBackchannelLogout: typeof deliver }).deliverBackchannelLogout = deliver
 
   if (options.limiter?.enabled) throttleTokenEndpoint(provider, options.limiter)
+  provider.use(adminScopesOnlyForServices)
   provider.use(offlineAccessConsent)
   provider.use(linkProductSession(db))
   provider.use(nameAppOnSignedOutPage)
@@ -285,6 +301,40 @@ export function createProvider(options: ProviderOptions): Provider {
     )
   }
   return provider
+}
+
+/**
+ * An application that signs people in may not use the client credentials grant at all; when it
+ * asks for an admin API scope that way, the answer says what is wrong with the request in the
+ * contract's words: `invalid_scope` (only service applications get admin API scopes).
+ */
+async function adminScopesOnlyForServices(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+  await next()
+  if (ctx.path !== '/token' || ctx.status !== 400) return
+  const body = ctx.body as { error?: string; error_description?: string } | undefined
+  const params = ctx.oidc?.params as { grant_type?: string; scope?: string } | undefined
+  if (body?.error !== 'invalid_request' || params?.grant_type !== 'client_credentials' || serviceScopesOf(ctx.oidc.client).length > 0) return
+  const asked = String(params.scope ?? '').split(' ')
+  if (!asked.some((scope) => (API_SCOPE_NAMES as string[]).includes(scope))) return
+  ctx.body = { error: 'invalid_scope', error_description: 'admin API scopes are granted to service applications only' }
+}
+
+/**
+ * The admin API as the one resource server (RFC 8707): only a service application gets tokens for
+ * it, with opaque values (checked in the database at every call: auth/service-credentials.ts),
+ * living at most ACCESS_TOKEN_TTL. Without `scope`, a token carries every scope the application
+ * holds; a scope it does not hold, known or not, is `invalid_scope`.
+ */
+function apiResourceServer(ctx: KoaContextWithOIDC, resourceIndicator: string, client: InstanceType<Provider['Client']>, options: ProviderOptions) {
+  const granted = serviceScopesOf(client)
+  if (resourceIndicator !== options.apiResource || granted.length === 0) throw new errors.InvalidTarget()
+  const params = ctx.oidc.params as { scope?: string } | undefined
+  if (params && ctx.oidc.route === 'token') {
+    if (!params.scope) params.scope = granted.join(' ')
+    const unknown = params.scope.split(' ').find((scope) => scope !== '' && !granted.includes(scope))
+    if (unknown !== undefined) throw new errors.InvalidScope('requested scope is not allowed', unknown)
+  }
+  return { scope: granted.join(' '), audience: options.apiResource, accessTokenFormat: 'opaque' as const, accessTokenTTL: options.accessTokenTtl }
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Database } from '~server/db/types'
 import type { RateLimiter } from '~server/rate-limit/rate-limiter'
 import { EngineRequest, engineRequest, flushDeferredWrites } from './engine-request'
 import { loadProviderKeys, providerKeysVersion } from './keys'
-import { OIDC_PATH } from './paths'
+import { apiResource, OIDC_PATH } from './paths'
 import type { WebPage } from './pages'
 import { createProvider, type ProviderOptions } from './provider'
 
@@ -84,6 +84,7 @@ export class OidcService {
     const keys = await loadProviderKeys(options.db, options.keySealer, new Date(), options.onKeysReplaced)
     const provider = createProvider({
       issuer: this.issuer,
+      apiResource: apiResource(options.appUrl),
       db: options.db,
       clock: options.clock,
       ...(options.limiter ? { limiter: options.limiter } : {}),

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ROLES } from '../constants'
 import { LOOPBACK_HOSTNAMES } from '../loopback'
+import { API_SCOPE_NAMES } from '../scopes'
 
 /**
  * The applications that sign people in with Accounts (OpenID Connect clients, contract section 9),
@@ -12,14 +13,14 @@ export const APPLICATION_NAME_MAX = 100
 export const APPLICATION_URIS_MAX = 20
 /** Long enough for any real callback address; a longer one is refused before it is parsed. */
 export const APPLICATION_URI_MAX = 2000
-export const APPLICATION_TYPES = ['confidential', 'public'] as const
+export const APPLICATION_TYPES = ['confidential', 'public', 'service'] as const
 export type ApplicationType = (typeof APPLICATION_TYPES)[number]
 
 export const applicationMessages = {
   nameRequired: 'Application name is required',
   nameMax: `Application name must be at most ${APPLICATION_NAME_MAX} characters`,
   nameControl: 'Application name must not contain control characters',
-  type: 'Type must be confidential or public',
+  type: 'Type must be confidential, public or service',
   typeFixed: 'The type of an application cannot be changed',
   redirectUrisMin: 'At least one redirect URI is required',
   redirectUrisMax: `At most ${APPLICATION_URIS_MAX} redirect URIs can be registered`,
@@ -32,6 +33,13 @@ export const applicationMessages = {
   nothingToUpdate: 'Nothing to update',
   notFound: 'Application not found',
   publicHasNoSecret: 'A public application has no client secret',
+  scopesRequired: 'Choose at least one scope',
+  scope: 'Unknown scope',
+  scopesOnlyForService: 'Only a service application has scopes',
+  notForService: 'A service application signs no one in: it has no such setting',
+  jwks: 'Must be a JSON Web Key Set of public keys',
+  jwksOnlyForService: 'Only a service application signs in with a key set',
+  jwksHasNoSecret: 'An application that signs in with a key set has no client secret',
 } as const
 
 /** The messages of one kind of address ("Redirect URI must be an absolute URL"…). */
@@ -108,21 +116,69 @@ const allowedRolesField = z
   .max(ROLES.length * 2, { error: applicationMessages.roleList, abort: true })
   .transform((roles) => ROLES.filter((role) => roles.includes(role)))
 
-export const createApplicationSchema = z.strictObject({
-  name: applicationNameField,
-  type: typeField,
-  redirectUris: redirectUrisField,
-  postLogoutRedirectUris: postLogoutRedirectUrisField.optional(),
-  backchannelLogoutUri: backchannelLogoutUriField.optional(),
-  allowedRoles: allowedRolesField.optional(),
-  firstParty: z.boolean({ error: applicationMessages.firstParty }).optional(),
-})
+/** A service application's scopes: a non-empty subset of the admin API's (src/shared/scopes.ts), each once. */
+const scopesField = z
+  .array(z.enum(API_SCOPE_NAMES as [string, ...string[]], { error: applicationMessages.scope }), { error: applicationMessages.scopesRequired })
+  .max(API_SCOPE_NAMES.length * 2, { error: applicationMessages.scope, abort: true })
+  .transform((scopes) => API_SCOPE_NAMES.filter((scope) => scopes.includes(scope)))
+  .refine((scopes) => scopes.length > 0, { error: applicationMessages.scopesRequired })
+
+/** Members of a JWK that only a private or symmetric key has. */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth']
+export const JWKS_KEYS_MAX = 10
+
+/**
+ * A public key set for `private_key_jwt` (RFC 7517): 1 to 10 RSA, EC or OKP public keys. A private
+ * or symmetric key is refused: the application keeps its private key, we keep only the public one.
+ * The server also imports each key before it stores the set.
+ */
+export const jwksField = z
+  .object({ keys: z.array(z.record(z.string(), z.unknown()), { error: applicationMessages.jwks }) }, { error: applicationMessages.jwks })
+  .refine(
+    ({ keys }) =>
+      keys.length > 0 &&
+      keys.length <= JWKS_KEYS_MAX &&
+      keys.every((key) => ['RSA', 'EC', 'OKP'].includes(String(key.kty)) && PRIVATE_JWK_MEMBERS.every((member) => !(member in key))),
+    { error: applicationMessages.jwks },
+  )
+
+/** The fields a service application does not have (it signs no one in). */
+const PERSON_SIGN_IN_FIELDS = ['redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'allowedRoles', 'firstParty'] as const
+
+export const createApplicationSchema = z
+  .strictObject({
+    name: applicationNameField,
+    type: typeField,
+    redirectUris: uriList('Redirect URI', applicationMessages.redirectUrisMax).optional(),
+    postLogoutRedirectUris: postLogoutRedirectUrisField.optional(),
+    backchannelLogoutUri: backchannelLogoutUriField.optional(),
+    allowedRoles: allowedRolesField.optional(),
+    firstParty: z.boolean({ error: applicationMessages.firstParty }).optional(),
+    scopes: scopesField.optional(),
+    jwks: jwksField.optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.type === 'service') {
+      for (const field of PERSON_SIGN_IN_FIELDS) {
+        if (value[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: applicationMessages.notForService })
+      }
+      if (value.scopes === undefined) ctx.addIssue({ code: 'custom', path: ['scopes'], message: applicationMessages.scopesRequired })
+      return
+    }
+    if (!value.redirectUris || value.redirectUris.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['redirectUris'], message: applicationMessages.redirectUrisMin })
+    }
+    if (value.scopes !== undefined) ctx.addIssue({ code: 'custom', path: ['scopes'], message: applicationMessages.scopesOnlyForService })
+    if (value.jwks !== undefined) ctx.addIssue({ code: 'custom', path: ['jwks'], message: applicationMessages.jwksOnlyForService })
+  })
 export type CreateApplicationInput = z.input<typeof createApplicationSchema>
 export type NewApplication = z.output<typeof createApplicationSchema>
 
 /**
  * An edit: any of the fields, and `enabled`. `type` may be sent, but only with the type the
- * application already has (the server says so at the field otherwise).
+ * application already has (the server says so at the field otherwise). A service application's
+ * scopes may change (a removed scope's calls are refused from the next request); the server
+ * refuses the person sign-in fields on a service application and scopes on the others.
  */
 export const updateApplicationSchema = z
   .strictObject({
@@ -134,10 +190,13 @@ export const updateApplicationSchema = z
     allowedRoles: allowedRolesField.optional(),
     firstParty: z.boolean({ error: applicationMessages.firstParty }).optional(),
     enabled: z.boolean({ error: applicationMessages.enabled }).optional(),
+    scopes: scopesField.optional(),
   })
   .refine((value) => Object.values(value).some((field) => field !== undefined), { error: applicationMessages.nothingToUpdate })
 export type UpdateApplicationInput = z.input<typeof updateApplicationSchema>
 export type ApplicationUpdate = z.output<typeof updateApplicationSchema>
+
+export const PERSON_SIGN_IN_APPLICATION_FIELDS = PERSON_SIGN_IN_FIELDS
 
 export const applicationParamsSchema = z.object({ id: z.string() })
 
@@ -152,6 +211,10 @@ export const applicationSchema = z.object({
   allowedRoles: z.array(z.enum(ROLES)),
   firstParty: z.boolean(),
   enabled: z.boolean(),
+  /** A service application's admin API scopes; empty for the others. */
+  scopes: z.array(z.string()),
+  /** A service application that signs in with `private_key_jwt`: its public key set; else null. */
+  jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 })
@@ -159,7 +222,7 @@ export type Application = z.infer<typeof applicationSchema>
 
 export const applicationListSchema = z.object({ applications: z.array(applicationSchema) })
 export const applicationResultSchema = z.object({ application: applicationSchema })
-/** A new application: its secret (confidential only) is in this answer and never again. */
+/** A new application: its secret (confidential, and service without a key set) is in this answer and never again. */
 export const createdApplicationSchema = z.object({ application: applicationSchema, clientSecret: z.string().optional() })
 export type CreatedApplication = z.infer<typeof createdApplicationSchema>
 export const clientSecretSchema = z.object({ clientSecret: z.string() })

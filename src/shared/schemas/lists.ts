@@ -170,7 +170,7 @@ export const activityUserSchema = userSchema.pick({ id: true, name: true, email:
  * written (staff roles read the log): `from` and `to` are null for it.
  */
 export const USER_CHANGED_FIELDS = ['name', 'email', 'phone', 'role', 'status'] as const
-export const APPLICATION_CHANGED_FIELDS = ['redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'allowedRoles', 'firstParty', 'enabled'] as const
+export const APPLICATION_CHANGED_FIELDS = ['redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'allowedRoles', 'firstParty', 'enabled', 'scopes'] as const
 export const CHANGED_FIELDS = [...USER_CHANGED_FIELDS, ...APPLICATION_CHANGED_FIELDS] as const
 export const fieldChangeSchema = z.object({
   field: z.enum(CHANGED_FIELDS),
@@ -179,8 +179,11 @@ export const fieldChangeSchema = z.object({
 })
 export type FieldChange = z.infer<typeof fieldChangeSchema>
 
-/** Who acted on someone else's account (an admin), by name as it was then; id null once deleted. */
-export const activityActorSchema = z.object({ id: z.string().nullable(), name: z.string() })
+/**
+ * Who acted on someone else's account, by name as it was then: a person (an admin; id null once
+ * deleted), or a service application (its client id).
+ */
+export const activityActorSchema = z.object({ type: z.enum(['user', 'application']), id: z.string().nullable(), name: z.string() })
 export type ActivityActor = z.infer<typeof activityActorSchema>
 
 export const activityEntrySchema = z.object({

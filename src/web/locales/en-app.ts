@@ -360,10 +360,12 @@ export const enApp = {
     types: {
       confidential: 'Confidential',
       public: 'Public',
+      service: 'Service',
     },
     typeHints: {
       confidential: 'A server-side app that keeps a client secret',
       public: 'A single-page or mobile app: no secret, PKCE instead',
+      service: 'A script or system acting on its own, within the scopes you grant',
     },
     enabled: 'Enabled',
     disabled: 'Disabled',
@@ -391,6 +393,7 @@ export const enApp = {
       allowedRoles: 'Allowed roles',
       firstParty: 'First-party',
       enabled: 'Enabled',
+      scopes: 'Scopes',
     },
     urisHint: 'One address per line: https, or http on localhost, 127.0.0.1 or [::1]',
     allowedRolesHint: 'None checked: every role may sign in',

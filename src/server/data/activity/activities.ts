@@ -15,6 +15,8 @@ export interface ActivityEntry {
   userId: string | null
   /** Who did it, when not the user themself (an admin). */
   actorId?: string | null
+  /** The service application that did it (contract section 11); `actorId` is then null. */
+  actorApplication?: { id: string; name: string }
   kind: ActivityKind
   activity: string
   details?: string | null
@@ -29,6 +31,24 @@ export interface ActivityEntry {
 }
 
 export async function recordActivity(trx: Db, entry: ActivityEntry): Promise<void> {
+  if (entry.actorApplication) {
+    await trx
+      .insertInto('activities')
+      .values({
+        user_id: entry.userId,
+        actor_id: null,
+        actor_application_id: entry.actorApplication.id,
+        actor_name: entry.actorApplication.name,
+        kind: entry.kind,
+        activity: entry.activity,
+        details: entry.details ?? null,
+        changes: entry.changes && entry.changes.length > 0 ? JSON.stringify(entry.changes) : null,
+        ip_address: entry.ip,
+        created_at: entry.at,
+      })
+      .execute()
+    return
+  }
   const actorId = entry.actorId ?? entry.userId
   // Someone acting on another's account is named on the entry as they are named now, so the
   // entry keeps saying who did it after they are renamed or deleted (decision 0117).

@@ -60,10 +60,11 @@ export interface ActivityRow {
   user_picture_id: string | null
   actor_id: string | null
   actor_name: string | null
+  actor_application_id: string | null
   changes: unknown
 }
 
-const columns = sql`a.id, a.activity, a.details, a.ip_address, a.created_at, a.actor_id, a.actor_name, a.changes,
+const columns = sql`a.id, a.activity, a.details, a.ip_address, a.created_at, a.actor_id, a.actor_name, a.actor_application_id, a.changes,
   u.id AS user_id, u.name AS user_name, u.email AS user_email, u.role AS user_role, u.picture_id AS user_picture_id`
 const withUser = sql`FROM activities a LEFT JOIN users u ON u.id = a.user_id`
 const newestFirst = sql`ORDER BY a.created_at DESC, a.id DESC`
@@ -260,7 +261,12 @@ export function toActivityEntry(row: ActivityRow, withUser: boolean): ActivityEn
     createdAt: new Date(row.created_at).toISOString(),
   }
   // Only on the entries that have them: an entry of one's own reads as it always did.
-  if (row.actor_name !== null) entry.actor = { id: row.actor_id, name: row.actor_name }
+  if (row.actor_name !== null) {
+    entry.actor =
+      row.actor_application_id !== null
+        ? { type: 'application', id: row.actor_application_id, name: row.actor_name }
+        : { type: 'user', id: row.actor_id, name: row.actor_name }
+  }
   const changes = fieldChanges(row.changes)
   if (changes) entry.changes = changes
   if (!withUser) return entry

@@ -23,11 +23,14 @@ export const APPLICATION_COLUMNS = [
   'enabled',
   'created_at',
   'updated_at',
+  'scopes',
+  'jwks',
+  'device_flow',
 ] as const satisfies readonly (keyof OidcApplicationsTable)[]
 export type ApplicationRecord = Pick<Selectable<OidcApplicationsTable>, (typeof APPLICATION_COLUMNS)[number]>
 
 /** What the protocol engine stores that belongs to one application, besides its grants. */
-export const TOKEN_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode'] as const
+export const TOKEN_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'ClientCredentials', 'DeviceCode'] as const
 
 /** SHA-256 of a client secret as typed (UTF-8): what is stored, and what a presented secret is compared to. */
 export function hashClientSecret(secret: string): Buffer {
@@ -55,6 +58,8 @@ export function toApplication(row: ApplicationRecord): Application {
     allowedRoles: row.allowed_roles as Role[],
     firstParty: row.first_party,
     enabled: row.enabled,
+    scopes: row.scopes,
+    jwks: row.jwks,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   }
@@ -81,16 +86,17 @@ export interface ApplicationValues {
   backchannel_logout_uri: string | null
   allowed_roles: string[]
   first_party: boolean
+  scopes: string[]
 }
 
 export function insertApplication(
   trx: Transaction<Database>,
-  values: ApplicationValues & { id: string; type: Application['type']; secretHash: Buffer | null; now: Date },
+  values: ApplicationValues & { id: string; type: Application['type']; secretHash: Buffer | null; jwks: Application['jwks']; now: Date },
 ): Promise<ApplicationRecord> {
-  const { secretHash, now, ...rest } = values
+  const { secretHash, jwks, now, ...rest } = values
   return trx
     .insertInto('oidc_applications')
-    .values({ ...rest, secret_hash: secretHash, enabled: true, created_at: now, updated_at: now })
+    .values({ ...rest, secret_hash: secretHash, jwks: jwks ? JSON.stringify(jwks) : null, enabled: true, created_at: now, updated_at: now })
     .returning(APPLICATION_COLUMNS)
     .executeTakeFirstOrThrow()
 }

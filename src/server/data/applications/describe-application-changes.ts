@@ -26,6 +26,7 @@ const COLUMNS = {
   allowedRoles: 'allowed_roles',
   firstParty: 'first_party',
   enabled: 'enabled',
+  scopes: 'scopes',
 } as const satisfies Record<Field, keyof ApplicationRecord>
 
 type Value = string | string[] | boolean | null

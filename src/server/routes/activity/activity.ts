@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { activityListQuerySchema, activityListSchema, activityLogQuerySchema } from '~shared/schemas/lists'
 import type { AppContext } from '~server/context'
 import { listActivities, toActivityEntry } from '~server/data/activity/activity-list'
-import { requireAuth } from '~server/http/auth-guard'
+import { requireActor, requireAuth } from '~server/http/auth-guard'
 import { envelope, failures, ok } from '~server/http/envelope'
 
 /** Activity logs: the caller's own entries, and everyone's for staff (permission table). */
@@ -20,7 +20,7 @@ export function activityRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     })
 
     app.get('/admin/activity-logs', { schema: { querystring: activityLogQuerySchema, response } }, async (request) => {
-      requireAuth(request)
+      requireActor(request)
       const { page, limit } = request.query
       const { rows, total } = await listActivities(ctx.db, request.query)
       return ok({

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { activityExportQuerySchema, userExportQuerySchema } from '~shared/schemas/lists'
 import type { AppContext } from '~server/context'
-import { requireAuth } from '~server/http/auth-guard'
+import { requireActor } from '~server/http/auth-guard'
 import { failures } from '~server/http/envelope'
 import { type CsvExport, exportActivitiesCsv, exportUsersCsv } from '~server/use-cases/exports/export-csv'
 
@@ -18,8 +18,7 @@ export function adminExportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/admin/users/export',
       { schema: { querystring: userExportQuerySchema, response: { 200: csv('The users the filters select, in the list order'), ...failures(400, 401, 403, 503) } } },
       async (request, reply) => {
-        const { user } = requireAuth(request)
-        return send(reply, exportUsersCsv(ctx, { actorId: user.id, ip: request.ip }, request.query))
+        return send(reply, exportUsersCsv(ctx, { ...requireActor(request), ip: request.ip }, request.query))
       },
     )
 
@@ -27,8 +26,7 @@ export function adminExportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/admin/activity-logs/export',
       { schema: { querystring: activityExportQuerySchema, response: { 200: csv('The entries the filters select, newest first'), ...failures(400, 401, 403, 503) } } },
       async (request, reply) => {
-        const { user } = requireAuth(request)
-        return send(reply, exportActivitiesCsv(ctx, { actorId: user.id, ip: request.ip }, request.query))
+        return send(reply, exportActivitiesCsv(ctx, { ...requireActor(request), ip: request.ip }, request.query))
       },
     )
   }

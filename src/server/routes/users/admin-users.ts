@@ -6,7 +6,7 @@ import { userSchema } from '~shared/schemas/user'
 import type { AppContext } from '~server/context'
 import { listUsers } from '~server/data/users/user-list'
 import { findAdminUserById, isUuid, toAdminUser, toUser } from '~server/data/users/users'
-import { requireAuth } from '~server/http/auth-guard'
+import { requireActor } from '~server/http/auth-guard'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
 import { requestLanguage } from '~server/http/request-language'
 import { notFound } from '~server/http/errors'
@@ -60,9 +60,9 @@ export function adminUserRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { user: actor } = requireAuth(request)
+        const actor = requireActor(request)
         const targetId = userId(request.params.id)
-        const updated = await editUser(ctx, { actorId: actor.id, targetId, ip: request.ip, lang: requestLanguage(request) }, request.body)
+        const updated = await editUser(ctx, { ...actor, targetId, ip: request.ip, lang: requestLanguage(request) }, request.body)
         return ok(toUser(updated), 'User updated successfully')
       },
     )
@@ -71,40 +71,40 @@ export function adminUserRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/admin/users',
       { schema: { body: inviteUserSchema, response: { 201: envelope(userSchema), ...failures(400, 401, 403, 409, 503) } } },
       async (request, reply) => {
-        const { user: actor } = requireAuth(request)
-        const created = await inviteUser(ctx, { actorId: actor.id, ip: request.ip, lang: requestLanguage(request) }, request.body)
+        const actor = requireActor(request)
+        const created = await inviteUser(ctx, { ...actor, ip: request.ip, lang: requestLanguage(request) }, request.body)
         void reply.code(201)
         return ok(toUser(created), 'Invitation sent')
       },
     )
 
     app.post('/admin/users/:id/invitation', { schema: { params: idParams, response: { 200: messageOnly, ...failures(401, 403, 404, 409, 503) } } }, async (request) => {
-      const { user: actor } = requireAuth(request)
-      await resendInvitation(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip, lang: requestLanguage(request) })
+      const actor = requireActor(request)
+      await resendInvitation(ctx, { ...actor, targetId: userId(request.params.id), ip: request.ip, lang: requestLanguage(request) })
       return done('Invitation sent again')
     })
 
     app.post('/admin/users/:id/password-reset', { schema: { params: idParams, response: { 200: messageOnly, ...failures(401, 403, 404, 503) } } }, async (request) => {
-      const { user: actor } = requireAuth(request)
-      await sendResetLink(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip, lang: requestLanguage(request) })
+      const actor = requireActor(request)
+      await sendResetLink(ctx, { ...actor, targetId: userId(request.params.id), ip: request.ip, lang: requestLanguage(request) })
       return done('Password reset link sent')
     })
 
     app.delete('/admin/users/:id/mfa', { schema: { params: idParams, response: { 200: messageOnly, ...failures(401, 403, 404, 503) } } }, async (request) => {
-      const { user: actor } = requireAuth(request)
-      const reset = await resetSecondFactors(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip, lang: requestLanguage(request) })
+      const actor = requireActor(request)
+      const reset = await resetSecondFactors(ctx, { ...actor, targetId: userId(request.params.id), ip: request.ip, lang: requestLanguage(request) })
       return done(reset ? 'Two-factor authentication and passkeys reset' : 'The user had no two-factor authentication or passkeys to reset')
     })
 
     app.delete('/admin/users/:id/sessions', { schema: { params: idParams, response: { 200: messageOnly, ...failures(401, 403, 404, 503) } } }, async (request) => {
-      const { user: actor } = requireAuth(request)
-      await signOutUser(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip, lang: requestLanguage(request) })
+      const actor = requireActor(request)
+      await signOutUser(ctx, { ...actor, targetId: userId(request.params.id), ip: request.ip, lang: requestLanguage(request) })
       return done('User signed out everywhere')
     })
 
     app.delete('/admin/users/:id', { schema: { params: idParams, response: { 200: messageOnly, ...failures(401, 403, 404, 409, 503) } } }, async (request) => {
-      const { user: actor } = requireAuth(request)
-      await deleteUser(ctx, { actorId: actor.id, targetId: userId(request.params.id), ip: request.ip, lang: requestLanguage(request) })
+      const actor = requireActor(request)
+      await deleteUser(ctx, { ...actor, targetId: userId(request.params.id), ip: request.ip, lang: requestLanguage(request) })
       return done('User deleted successfully')
     })
   }

@@ -1,4 +1,4 @@
-import { type Application, type ApplicationUpdate, applicationMessages } from '~shared/schemas/applications'
+import { type Application, type ApplicationUpdate, applicationMessages, PERSON_SIGN_IN_APPLICATION_FIELDS } from '~shared/schemas/applications'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { deleteApplicationPayloads, TOKEN_MODELS, toApplication, updateApplication } from '~server/data/applications/applications'
@@ -13,11 +13,22 @@ import { stillActiveAdmin } from '~server/use-cases/users/admin-rules'
  * tokens in the same transaction (the protocol engine also refuses a disabled application); the
  * grants stay, so that enabling it again does not ask everyone's consent again.
  */
+/** A service application has no person sign-in settings; the others have no scopes. */
+function refuseFieldsOfOtherType(type: Application['type'], requested: ApplicationUpdate): void {
+  if (type === 'service') {
+    const field = PERSON_SIGN_IN_APPLICATION_FIELDS.find((name) => requested[name] !== undefined)
+    if (field) throw fieldErrors([{ field, message: applicationMessages.notForService }])
+  } else if (requested.scopes !== undefined) {
+    throw fieldErrors([{ field: 'scopes', message: applicationMessages.scopesOnlyForService }])
+  }
+}
+
 export async function editApplication(ctx: AppContext, action: ApplicationAction, id: string, requested: ApplicationUpdate): Promise<Application> {
   return commitChange(ctx, async (c) => {
     await stillActiveAdmin(c.trx, action.actorId)
     const current = await lockExistingApplication(c.trx, id)
     if (requested.type !== undefined && requested.type !== current.type) throw fieldErrors([{ field: 'type', message: applicationMessages.typeFixed }])
+    refuseFieldsOfOtherType(current.type, requested)
     const described = describeApplicationChanges(current, requested)
     if (described.changes.length === 0) return toApplication(current)
 

@@ -7,7 +7,7 @@ import { type ApplicationAction, lockExistingApplication } from './application-r
 import { stillActiveAdmin } from '~server/use-cases/users/admin-rules'
 
 /**
- * A new client secret for a confidential application, shown once. Only the hash is kept, in
+ * A new client secret for a confidential application (or a service application without a key set), shown once. Only the hash is kept, in
  * place of the old one: the old secret stops working as this commits.
  */
 export async function replaceApplicationSecret(ctx: AppContext, action: ApplicationAction, id: string): Promise<string> {
@@ -15,7 +15,8 @@ export async function replaceApplicationSecret(ctx: AppContext, action: Applicat
   await commitChange(ctx, async (c) => {
     await stillActiveAdmin(c.trx, action.actorId)
     const application = await lockExistingApplication(c.trx, id)
-    if (application.type !== 'confidential') throw conflict(applicationMessages.publicHasNoSecret, 'PUBLIC_APPLICATION')
+    if (application.type === 'public') throw conflict(applicationMessages.publicHasNoSecret, 'PUBLIC_APPLICATION')
+    if (application.jwks) throw conflict(applicationMessages.jwksHasNoSecret, 'PUBLIC_APPLICATION')
     await replaceApplicationSecretHash(c.trx, id, hashClientSecret(clientSecret), c.now)
     await c.record({
       userId: action.actorId,

@@ -2,6 +2,7 @@ import type { ActivityExportQuery, UserExportQuery } from '~shared/schemas/lists
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { type ActivityExportRow, exportActivities, exportUsers, isoTime, type UserExportRow } from '~server/data/exports/export-rows'
+import type { ActingApplication } from '~server/auth/service-credentials'
 
 /**
  * The admin's CSV exports of the user list and of everyone's activity log (contract section 7):
@@ -23,8 +24,10 @@ export interface CsvExport {
   body: AsyncGenerator<string>
 }
 
+/** Who exports: an admin, or a service application (`actorId` null). */
 interface Actor {
-  actorId: string
+  actorId: string | null
+  application?: ActingApplication
   ip: string
 }
 
@@ -115,7 +118,9 @@ async function* csvBody<R>(
     await batches.return(undefined)
     const details = `${filters}; rows: ${count}${complete ? '' : ' (download interrupted)'}`
     try {
-      await commitChange(ctx, (c) => c.record({ userId: actor.actorId, actorId: actor.actorId, kind: 'other', activity, details, ip: actor.ip }))
+      await commitChange(ctx, (c) =>
+        c.record({ userId: actor.actorId, actorId: actor.actorId, actorApplication: actor.application, kind: 'other', activity, details, ip: actor.ip }),
+      )
     } catch (error) {
       ctx.log.error({ err: error }, `could not record "${activity}"`)
     }

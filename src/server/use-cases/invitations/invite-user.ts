@@ -7,7 +7,7 @@ import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { type UserRecord, userColumns } from '~server/data/users/users'
 import { conflict } from '~server/http/errors'
-import { type AdminAction, stillActiveAdmin } from '~server/use-cases/users/admin-rules'
+import { type AdminAction, stillAllowedActor } from '~server/use-cases/users/admin-rules'
 
 export interface InviteInput {
   name: string
@@ -27,7 +27,7 @@ export async function inviteUser(ctx: AppContext, action: Omit<AdminAction, 'tar
   const links = pageLinks(ctx.config.appUrl)
   const unusable = await ctx.hasher.hash(generateToken())
   return commitChange(ctx, async (c) => {
-    const actor = await stillActiveAdmin(c.trx, action.actorId)
+    const actor = await stillAllowedActor(c.trx, action)
     const created = await c.trx
       .insertInto('users')
       .values({
@@ -47,7 +47,7 @@ export async function inviteUser(ctx: AppContext, action: Omit<AdminAction, 'tar
     const token = await issueOneTimeToken(c.trx, created.id, 'invitation', c.now)
     await c.record({
       userId: created.id,
-      actorId: actor.id,
+      ...actor.entry,
       kind: 'registered',
       activity: `Invited ${created.name} (${created.email})`,
       details: `role: ${created.role}`,

@@ -4,7 +4,7 @@ import { issueOneTimeToken } from '~server/auth/one-time-tokens'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { forbidden } from '~server/http/errors'
-import { type AdminAction, lockTarget, stillActiveAdmin } from '~server/use-cases/users/admin-rules'
+import { type AdminAction, lockTarget, stillAllowedActor } from '~server/use-cases/users/admin-rules'
 
 /**
  * An admin e-mails a user a password reset link: the same link and token as "Forgot password"
@@ -15,12 +15,12 @@ export async function sendResetLink(ctx: AppContext, action: AdminAction): Promi
   if (action.actorId === action.targetId) throw forbidden(adminRuleMessages.noSelfEdit, 'SELF_EDIT')
   const links = pageLinks(ctx.config.appUrl)
   await commitChange(ctx, async (c) => {
-    const actor = await stillActiveAdmin(c.trx, action.actorId)
+    const actor = await stillAllowedActor(c.trx, action)
     const target = await lockTarget(c.trx, action.targetId)
     const token = await issueOneTimeToken(c.trx, target.id, 'reset-password', c.now)
     await c.record({
       userId: target.id,
-      actorId: actor.id,
+      ...actor.entry,
       kind: 'reset',
       activity: `Sent password reset link to ${target.name} (${target.email})`,
       ip: action.ip,

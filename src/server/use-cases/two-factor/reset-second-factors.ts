@@ -3,7 +3,7 @@ import { adminRuleMessages } from '~shared/schemas/admin'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { forbidden } from '~server/http/errors'
-import { type AdminAction, lockTarget, stillActiveAdmin } from '~server/use-cases/users/admin-rules'
+import { type AdminAction, lockTarget, stillAllowedActor } from '~server/use-cases/users/admin-rules'
 import { turnOffSecondFactors } from './disable-two-factor'
 import { removeAllPasskeys } from '~server/use-cases/passkeys/remove-passkey'
 
@@ -18,14 +18,14 @@ export async function resetSecondFactors(ctx: AppContext, action: AdminAction): 
   if (action.actorId === action.targetId) throw forbidden(adminRuleMessages.noSelfEdit, 'SELF_EDIT')
   const links = pageLinks(ctx.config.appUrl)
   return commitChange(ctx, async (c) => {
-    const actor = await stillActiveAdmin(c.trx, action.actorId)
+    const actor = await stillAllowedActor(c.trx, action)
     const target = await lockTarget(c.trx, action.targetId)
     const twoFactorWasOn = await turnOffSecondFactors(c, target.id)
     const passkeys = await removeAllPasskeys(c.trx, target.id)
     if (!twoFactorWasOn && passkeys === 0) return false
     await c.record({
       userId: target.id,
-      actorId: actor.id,
+      ...actor.entry,
       kind: 'security',
       activity: `Reset two-factor authentication and passkeys of ${target.name} (${target.email})`,
       details: twoFactorWasOn ? (passkeys > 0 ? 'Two-factor authentication turned off, passkeys removed' : 'Two-factor authentication turned off') : 'Passkeys removed',

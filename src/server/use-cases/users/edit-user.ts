@@ -8,7 +8,7 @@ import type { AppContext } from '~server/context'
 import { describeChanges, type EditableFields } from '~server/data/users/describe-changes'
 import { countOtherActiveAdmins, isEmailTaken, type UserRecord, userColumns } from '~server/data/users/users'
 import { conflict, forbidden } from '~server/http/errors'
-import { type AdminAction, ACTIVE_ADMINS_LOCK, lockTarget, stillActiveAdmin } from './admin-rules'
+import { type AdminAction, ACTIVE_ADMINS_LOCK, lockTarget, stillAllowedActor } from './admin-rules'
 
 /**
  * An admin's edit of another account, with the rules enforced in the transaction that makes the
@@ -29,7 +29,7 @@ export async function editUser(ctx: AppContext, action: AdminAction, requested: 
   try {
     return await commitChange(ctx, async (c) => {
       if (mayRemoveAnAdmin) await sql`SELECT pg_advisory_xact_lock(${ACTIVE_ADMINS_LOCK})`.execute(c.trx)
-      await stillActiveAdmin(c.trx, action.actorId)
+      const actor = await stillAllowedActor(c.trx, action)
       const target = await lockTarget(c.trx, action.targetId)
       const changes = describeChanges(target, requested)
       if (changes.fields.length === 0) return target
@@ -61,7 +61,7 @@ export async function editUser(ctx: AppContext, action: AdminAction, requested: 
       const onlyRole = changes.fields.length === 1 && changes.fields[0] === 'role'
       await c.record({
         userId: target.id,
-        actorId: action.actorId,
+        ...actor.entry,
         kind: 'updated',
         activity: `${onlyRole ? 'Changed role of' : 'Updated user'} ${target.name} (${target.email})`,
         details: changes.details,

@@ -4,7 +4,7 @@ import { revokeUserSessions } from '~server/auth/sessions'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { forbidden } from '~server/http/errors'
-import { type AdminAction, lockTarget, stillActiveAdmin } from './admin-rules'
+import { type AdminAction, lockTarget, stillAllowedActor } from './admin-rules'
 
 /**
  * An admin signs a user out on every device at once: every live session ends, so each access
@@ -15,12 +15,12 @@ export async function signOutUser(ctx: AppContext, action: AdminAction): Promise
   if (action.actorId === action.targetId) throw forbidden(adminRuleMessages.noSelfEdit, 'SELF_EDIT')
   const links = pageLinks(ctx.config.appUrl)
   await commitChange(ctx, async (c) => {
-    const actor = await stillActiveAdmin(c.trx, action.actorId)
+    const actor = await stillAllowedActor(c.trx, action)
     const target = await lockTarget(c.trx, action.targetId)
     await revokeUserSessions(c.trx, target.id, 'signed out by an administrator', c.now)
     await c.record({
       userId: target.id,
-      actorId: actor.id,
+      ...actor.entry,
       kind: 'logged out',
       activity: `Logged out ${target.name} (${target.email}) everywhere`,
       ip: action.ip,
