@@ -77,7 +77,20 @@ describe('the OpenAPI document', () => {
     for (const status of ['400', '401', '403', '421', '429', '503']) expect(login[status]!.content!['application/json']!.schema).toEqual(failure)
     const me = operation('GET /auth/me')!.responses['200']!.content!['application/json']!.schema as { properties: Record<string, unknown> }
     expect(me.properties.data).toEqual({ $ref: '#/components/schemas/User' })
-    expect(Object.keys(operation('DELETE /admin/users/:id')!.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '421', '500', '503'])
+    expect(Object.keys(operation('DELETE /admin/users/:id')!.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '413',
+      '415',
+      '421',
+      '429',
+      '500',
+      '503',
+    ])
     expect(Object.keys(operation('GET /users/pictures/:file')!.responses['200']!.content!)).toEqual(['image/webp'])
   })
 

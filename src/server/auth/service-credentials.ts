@@ -3,6 +3,7 @@ import { type ApiScope, isApiScope } from '~shared/scopes'
 import type { AppContext } from '~server/context'
 import { forbidden, type HttpError, unauthorized } from '~server/http/errors'
 import { apiResource } from '~server/oidc/paths'
+import { apiCallsByCredential } from '~server/rate-limit/rules'
 import { hashApiKey, isApiKeyAttempt, looksLikeApiKey } from './api-keys'
 
 /**
@@ -43,8 +44,8 @@ export function bearerOf(authorization: string | undefined): string | null {
 /**
  * The service application behind the Authorization header, when its credential is live and holds
  * `requiredScope`. Throws 401 (`AUTH_REQUIRED`, `CREDENTIAL_INVALID`) for a missing or dead
- * credential, 403 `INSUFFICIENT_SCOPE` for a live one without the scope (`null`: a call no scope
- * allows).
+ * credential, 429 with Retry-After past API_RATE_LIMIT calls a minute of a live one, 403
+ * `INSUFFICIENT_SCOPE` for a live one without the scope (`null`: a call no scope allows).
  */
 export async function checkServiceCredential(ctx: AppContext, authorization: string | undefined, requiredScope: ApiScope | null): Promise<ServiceCaller> {
   const bearer = bearerOf(authorization)
@@ -58,8 +59,13 @@ export async function checkServiceCredential(ctx: AppContext, authorization: str
 /** The live service application behind a bearer value (an API key or an access token), or undefined. */
 export async function findServiceCaller(ctx: AppContext, bearer: string): Promise<ServiceCaller | undefined> {
   // A key whose checksum fails is refused before any lookup.
-  if (isApiKeyAttempt(bearer)) return looksLikeApiKey(bearer) ? apiKeyCaller(ctx, bearer) : undefined
-  return accessTokenCaller(ctx, bearer)
+  if (isApiKeyAttempt(bearer) && !looksLikeApiKey(bearer)) return undefined
+  const caller = isApiKeyAttempt(bearer) ? await apiKeyCaller(ctx, bearer) : await accessTokenCaller(ctx, bearer)
+  if (caller) {
+    const counted = caller.credential.type === 'api-key' ? `key:${caller.credential.id}` : `app:${caller.application.id}`
+    await ctx.limiter.consume(apiCallsByCredential(ctx.config.apiRateLimit), counted)
+  }
+  return caller
 }
 
 async function apiKeyCaller(ctx: AppContext, secret: string): Promise<ServiceCaller | undefined> {

@@ -75,6 +75,8 @@ const SETTINGS = {
       .default('on')
       .transform((value) => value === 'on'),
   ),
+  /** Calls a minute one service credential may make (contract section 11). */
+  apiRateLimit: setting('API_RATE_LIMIT', z.coerce.number().int().positive().max(1_000_000).default(1200)),
   trustProxy: setting(
     'TRUST_PROXY',
     z

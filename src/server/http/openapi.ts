@@ -7,7 +7,7 @@ import type { Access } from '~shared/permissions'
 import { API_SCOPE_NAMES, API_SCOPES, type ApiScope, scopeOf } from '~shared/scopes'
 import { userSchema } from '~shared/schemas/user'
 import { projectVersion } from '~server/config/paths'
-import { accessOf } from './auth-guard'
+import { accessOf, endpointKey } from './auth-guard'
 import { failureEnvelope } from './envelope'
 import { OPERATION_SUMMARIES } from './openapi-summaries'
 
@@ -46,10 +46,12 @@ if (!z.globalRegistry.has(failureEnvelope)) z.globalRegistry.add(failureEnvelope
 if (!z.globalRegistry.has(userSchema)) z.globalRegistry.add(userSchema, { id: 'User', description: 'A user, as every answer shows one' })
 
 /** The failure answers a route can get from the framework and the guard, whatever its logic. */
-export function frameworkFailureStatuses(method: string, route: Pick<RouteOptions, 'schema'>, access: Access | undefined): number[] {
+export function frameworkFailureStatuses(method: string, route: Pick<RouteOptions, 'schema' | 'url'>, access: Access | undefined): number[] {
   // 421: the Host check (http/host-check.ts) answers before any route, whatever the route.
   const statuses = [421, 500, 503]
   if (access !== 'public') statuses.push(401, 403)
+  // A service credential past API_RATE_LIMIT (auth/service-credentials.ts).
+  if (access !== 'public' && scopeOf(endpointKey(method, route.url))) statuses.push(429)
   if (UNSAFE_METHODS.has(method)) statuses.push(400, 413, 415)
   if (route.schema?.querystring || route.schema?.params || route.schema?.body) statuses.push(400)
   return statuses

@@ -58,3 +58,11 @@ export const RULES = {
   oidcTokenByIp: rule('oidc-token-ip', 3000, 60),
   oidcTokenByApp: rule('oidc-token-app', 6000, 60),
 } as const
+
+/**
+ * Calls of the admin API with one service credential (contract section 11): an API key counts by
+ * itself, a client-credentials token against its application (which could mint more tokens), in
+ * windows of a minute; the maximum is API_RATE_LIMIT. Only a live credential is counted, so the
+ * answer past it is a 429, never a 401.
+ */
+export const apiCallsByCredential = (max: number): RateLimitRule => rule('api-credential', max, 60)
