@@ -24,7 +24,8 @@ export interface Receiver {
   close: () => Promise<void>
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/** Starts a receiver on 127.0.0.1, on the given port (one the test chose before) or a free one. */
+export async function startReceiver(port = 0): Promise<Receiver> {
   const received: Received[] = []
   const log: string[] = []
   const open = new Map<number, string>()
@@ -51,10 +52,10 @@ export async function startReceiver(): Promise<Receiver> {
       response.end(answer.body ?? '')
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  const listening = (server.address() as AddressInfo).port
   return {
-    url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
+    url: (path = '/hook') => `http://127.0.0.1:${listening}${path}`,
     received,
     log,
     answer: (next) => {
