@@ -123,3 +123,20 @@ describe('events written with the change', () => {
     expect(await typesAbout(target.id)).toEqual([])
   })
 })
+
+describe('the events feed for service applications', () => {
+  it('opens to an API key of an application with activity:read, and to no other scope', async () => {
+    const keyOf = async (scopes: string[]) => {
+      const created = expectSuccess(await as(t, admin).post('/api/admin/applications', { name: `Feed reader ${scopes.join(' ')}`, type: 'service', scopes }), 201).data
+      return expectSuccess(await as(t, admin).post(`/api/admin/applications/${created.application.id}/keys`, { name: 'Feed' }), 201).data.secret as string
+    }
+    const reader = await keyOf(['activity:read'])
+    const feed = await t.request('GET', '/api/admin/events?limit=5', { headers: { authorization: `Bearer ${reader}` } })
+    expect(feed.statusCode, feed.body).toBe(200)
+    expect(feed.json().data.events.length).toBeGreaterThan(0)
+    const other = await keyOf(['users:read'])
+    const refused = await t.request('GET', '/api/admin/events', { headers: { authorization: `Bearer ${other}` } })
+    expect(refused.statusCode).toBe(403)
+    expect(refused.json().code).toBe('INSUFFICIENT_SCOPE')
+  })
+})
