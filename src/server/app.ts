@@ -25,6 +25,8 @@ import { outboxRoutes } from '~server/routes/dev-outbox'
 import { webRoutes } from '~server/routes/web'
 import { activityRoutes } from '~server/routes/activity/activity'
 import { adminApplicationRoutes } from '~server/routes/applications/admin-applications'
+import { adminWebhookRoutes } from '~server/routes/webhooks/admin-webhooks'
+import { eventFeedRoutes } from '~server/routes/webhooks/events'
 import { adminExportRoutes } from '~server/routes/exports/exports'
 import { adminStatsRoutes } from '~server/routes/users/admin-stats'
 import { adminUserRoutes } from '~server/routes/users/admin-users'
@@ -131,6 +133,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(signInProviderRoutes(ctx))
       await api.register(providerSignInRoutes(ctx))
       await api.register(linkedIdentityRoutes(ctx))
+      await api.register(adminWebhookRoutes(ctx))
+      await api.register(eventFeedRoutes(ctx))
       await api.register(referenceRoutes())
     },
     { prefix: '/api' },

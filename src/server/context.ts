@@ -42,6 +42,10 @@ export interface AppContext {
   lifetimes: SessionLifetimes
   /** Called after a change that queued a job has committed (wakes the job worker). */
   onJobQueued: () => void
+  /** Called after a change that queued webhook deliveries has committed (wakes their runner). */
+  onWebhookQueued: () => void
+  /** Seals webhook signing secrets at rest. */
+  webhookSealer: TokenSealer
   metrics: Metrics
   log: FastifyBaseLogger
   /** Sign in with Accounts: the OpenID Connect provider (src/server/oidc). */

@@ -21,6 +21,7 @@ import { fulfilAccountRequest } from '~server/jobs/account-requests'
 import { Housekeeping } from '~server/jobs/housekeeping'
 import { JobQueue } from '~server/jobs/queue'
 import { JobWorker } from '~server/jobs/worker'
+import { WebhookSender } from '~server/jobs/webhook-sender'
 import { renderMail } from '~server/mail/templates'
 import { Metrics } from '~server/metrics/metrics'
 import { createOutboxTransport, createSmtpTransport, type MailTransport } from '~server/mail/transport'
@@ -42,6 +43,8 @@ export interface Runtime {
   jobWorker: JobWorker
   /** Delivers back-channel logouts to apps signed in with Accounts. */
   logoutSender: BackchannelLogoutSender
+  /** Delivers webhooks to the endpoints admins registered. */
+  webhookSender: WebhookSender
   mailTransport: MailTransport
   close(): Promise<void>
 }
@@ -183,6 +186,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       lifetimes: { idleSeconds: config.refreshTokenTtl, maxAgeSeconds: config.refreshTokenMaxAge },
       // The worker is made just below; a change can only be committed once this returns.
       onJobQueued: () => void jobWorker.kick(),
+      onWebhookQueued: () => webhookSender.kick(),
+      webhookSealer: new TokenSealer(keys.webhookSecretSeal),
       metrics,
       log,
       oidc,
@@ -200,6 +205,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       (outcome) => metrics.countMailAttempt(outcome),
     )
     closers.push(() => jobWorker.stop())
+    const webhookSender = new WebhookSender(ctx, (outcome) => metrics.countWebhookDelivery(outcome))
+    closers.push(() => webhookSender.stop())
     if (options.background !== false) {
       // Said at start, not at the first sign-up: an SMTP_URL that cannot be used. Mail waits in the
       // queue meanwhile, and a mail server that is only down must not stop the start.
@@ -216,11 +223,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       })
       jobWorker.start()
       logoutSender.start()
+      webhookSender.start()
       const housekeeping = new Housekeeping(database.db, clock, log, database.kind)
       housekeeping.start()
       closers.push(() => housekeeping.stop())
     }
-    return { ctx, jobWorker, logoutSender, mailTransport, close }
+    return { ctx, jobWorker, logoutSender, webhookSender, mailTransport, close }
   } catch (error) {
     await close()
     throw error

@@ -45,6 +45,9 @@ export const ERROR_CODES = [
   'SESSION_NOT_FOUND',
   /** An application that does not exist, or (Connected apps) one the caller has not allowed. */
   'APPLICATION_NOT_FOUND',
+  /** A webhook endpoint, or a delivery of one, that does not exist. */
+  'WEBHOOK_NOT_FOUND',
+  'DELIVERY_NOT_FOUND',
   /** Sign in with Accounts: no sign-in request of an app under that id in this browser (unknown, expired or finished). */
   'INTERACTION_NOT_FOUND',
   /** An identity provider that does not exist, or a disabled one at sign-in; or a linked identity the caller does not have. */

@@ -25,6 +25,7 @@ export const paths = {
   admin: '/admin',
   adminUsers: '/admin/users',
   adminApplications: '/admin/applications',
+  adminWebhooks: '/admin/webhooks',
   activityLogs: '/admin/activity-logs',
   developer: '/developer',
   moderator: '/moderator',

@@ -29,7 +29,7 @@ export const API_SCOPES = {
   },
   'activity:read': {
     allows: 'Read the activity logs, their export and the event feed',
-    endpoints: ['GET /admin/activity-logs', 'GET /admin/activity-logs/export'],
+    endpoints: ['GET /admin/activity-logs', 'GET /admin/activity-logs/export', 'GET /admin/events'],
   },
   scim: {
     allows: "Provision users from the company's directory (SCIM 2.0)",
@@ -46,16 +46,10 @@ const SCOPE_OF_ENDPOINT = new Map<string, ApiScope>(
 
 /**
  * The scope a call needs from a service credential, keyed like the permission table
- * (`GET /admin/users/:id`); undefined: no service credential may make it. Endpoints another
- * capability adds (`GET /admin/events`) are named by it with `scopeOf` too, through this map.
+ * (`GET /admin/users/:id`); undefined: no service credential may make it.
  */
 export function scopeOf(endpoint: string): ApiScope | undefined {
-  return SCOPE_OF_ENDPOINT.get(endpoint) ?? EXTRA_SCOPED_ENDPOINTS[endpoint]
-}
-
-/** Scoped endpoints that are not (yet) in the permission table's type, by their key. */
-const EXTRA_SCOPED_ENDPOINTS: Record<string, ApiScope> = {
-  'GET /admin/events': 'activity:read',
+  return SCOPE_OF_ENDPOINT.get(endpoint)
 }
 
 export function isApiScope(value: string): value is ApiScope {

@@ -9,6 +9,9 @@ import { createApiKey } from '~server/use-cases/applications/create-api-key'
 import { createApplication } from '~server/use-cases/applications/create-application'
 import { createIdentityProvider } from '~server/use-cases/identity-providers/create-identity-provider'
 import { turnOffSecondFactors } from '~server/use-cases/two-factor/disable-two-factor'
+import { createWebhook } from '~server/use-cases/webhooks/create-webhook'
+import { editWebhook } from '~server/use-cases/webhooks/edit-webhook'
+import { sendTestEvent } from '~server/use-cases/webhooks/send-test-event'
 import { SoftwareAuthenticator } from '../support/software-authenticator'
 import { useTestApp, type SignedIn, STRONG_PASSWORD, uniqueEmail } from '../support/test-app'
 import { insertApplication, insertGrant } from './helpers/connected-apps'
@@ -27,6 +30,7 @@ type Caller = 'anonymous' | Role
 
 const MATRIX_APPLICATION = { name: 'Matrix App', type: 'confidential' as const, redirectUris: ['https://matrix.example.com/callback'] }
 const MATRIX_PROVIDER = { kind: 'google' as const, name: 'Matrix Google', clientId: 'matrix-client', clientSecret: 'matrix-secret' }
+const MATRIX_WEBHOOK = { url: 'http://127.0.0.1:9/matrix', events: ['user.created' as const] }
 const CALLERS: Caller[] = ['anonymous', 'CLIENT', 'DEVELOPER', 'MODERATOR', 'ADMIN']
 
 interface Call {
@@ -45,7 +49,7 @@ type Area = Extract<
   | `${string} /auth/passkeys${string}`
   | `${string} /auth/applications${string}`
 >
-type Answer = 200 | 201 | 401 | 403
+type Answer = 200 | 201 | 202 | 401 | 403
 
 const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'GET /auth/sessions': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -84,6 +88,15 @@ const EXPECTED: Record<Area, Record<Caller, Answer>> = {
   'GET /admin/applications/:id/keys': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'POST /admin/applications/:id/keys': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 201 },
   'DELETE /admin/applications/:id/keys/:keyId': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'GET /admin/webhooks': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /admin/webhooks': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 201 },
+  'PUT /admin/webhooks/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'DELETE /admin/webhooks/:id': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /admin/webhooks/:id/secret': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /admin/webhooks/:id/test': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 202 },
+  'GET /admin/webhooks/:id/deliveries': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
+  'POST /admin/webhooks/:id/deliveries/:deliveryId/retry': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 202 },
+  'GET /admin/events': { anonymous: 401, CLIENT: 403, DEVELOPER: 403, MODERATOR: 403, ADMIN: 200 },
   'POST /auth/passkeys/registration/options': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
   'POST /auth/passkeys/registration': { anonymous: 401, CLIENT: 201, DEVELOPER: 201, MODERATOR: 201, ADMIN: 201 },
   'GET /auth/passkeys': { anonymous: 401, CLIENT: 200, DEVELOPER: 200, MODERATOR: 200, ADMIN: 200 },
@@ -203,6 +216,20 @@ describe('permission matrix', () => {
       const { key } = await createApiKey(t.ctx, { actorId: callers.ADMIN.id, ip: '127.0.0.1' }, id, { name: 'Matrix key' })
       return { method: 'DELETE', url: `/api/admin/applications/${id}/keys/${key.id}` }
     },
+    'GET /admin/webhooks': async () => ({ method: 'GET', url: '/api/admin/webhooks' }),
+    'POST /admin/webhooks': async () => ({ method: 'POST', url: '/api/admin/webhooks', body: MATRIX_WEBHOOK }),
+    'PUT /admin/webhooks/:id': async () => ({ method: 'PUT', url: `/api/admin/webhooks/${await webhookId()}`, body: { description: 'Renamed' } }),
+    'DELETE /admin/webhooks/:id': async () => ({ method: 'DELETE', url: `/api/admin/webhooks/${await webhookId()}` }),
+    'POST /admin/webhooks/:id/secret': async () => ({ method: 'POST', url: `/api/admin/webhooks/${await webhookId()}/secret` }),
+    'POST /admin/webhooks/:id/test': async () => ({ method: 'POST', url: `/api/admin/webhooks/${await webhookId()}/test` }),
+    'GET /admin/webhooks/:id/deliveries': async () => ({ method: 'GET', url: `/api/admin/webhooks/${await webhookId()}/deliveries?status=pending` }),
+    'POST /admin/webhooks/:id/deliveries/:deliveryId/retry': async () => {
+      const id = await webhookId()
+      await sendTestEvent(t.ctx, { actorId: callers.ADMIN.id, ip: '127.0.0.1' }, id)
+      const delivery = await t.ctx.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', id).executeTakeFirstOrThrow()
+      return { method: 'POST', url: `/api/admin/webhooks/${id}/deliveries/${delivery.id}/retry` }
+    },
+    'GET /admin/events': async () => ({ method: 'GET', url: '/api/admin/events?limit=5&type=user.created' }),
     'POST /auth/passkeys/registration/options': async () => ({ method: 'POST', url: '/api/auth/passkeys/registration/options' }),
     'POST /auth/passkeys/registration': async (caller) => ({
       method: 'POST',
@@ -233,6 +260,14 @@ describe('permission matrix', () => {
       return { method: 'POST', url: '/api/auth/mfa/recovery-codes', body: { password: STRONG_PASSWORD } }
     },
     'POST /auth/mfa/totp/disable': async () => ({ method: 'POST', url: '/api/auth/mfa/totp/disable', body: { password: STRONG_PASSWORD } }),
+  }
+
+  /** A webhook endpoint of its own for each cell, disabled so that nothing is sent, made straight through the use cases. */
+  async function webhookId(): Promise<string> {
+    const action = { actorId: callers.ADMIN.id, ip: '127.0.0.1' }
+    const created = await createWebhook(t.ctx, action, MATRIX_WEBHOOK)
+    await editWebhook(t.ctx, action, created.webhook.id, { enabled: false })
+    return created.webhook.id
   }
 
   /** A confidential application of its own for each cell, registered straight through the use case. */
@@ -295,7 +330,7 @@ describe('permission matrix', () => {
     const expected = EXPECTED[endpoint][caller]
     const response = await send(await calls[endpoint](caller), caller)
     expect(response.statusCode, response.body).toBe(expected)
-    if (expected === 200 || expected === 201) {
+    if (expected === 200 || expected === 201 || expected === 202) {
       if (String(response.headers['content-type'] ?? '').startsWith('application/json')) expect(response.json().success).toBe(true)
     } else {
       expect(response.json()).toMatchObject({ success: false, code: expected === 401 ? 'AUTH_REQUIRED' : 'FORBIDDEN' })

@@ -22,6 +22,8 @@ export interface Keys {
   oidcKeySeal: Buffer
   /** Seals identity providers' client secrets at rest (data/identity-providers, decision 0510). */
   identityProviderSecretSeal: Buffer
+  /** Seals webhook signing secrets at rest (data/webhooks/webhooks.ts). */
+  webhookSecretSeal: Buffer
 }
 
 const MIN_SECRET_BYTES = 32
@@ -59,5 +61,6 @@ export function deriveKeys(secret: Buffer): Keys {
     totpSecretSeal: derive('accounts totp secret seal v1'),
     oidcKeySeal: derive('accounts oidc key seal v1'),
     identityProviderSecretSeal: derive('accounts identity provider secret seal v1'),
+    webhookSecretSeal: derive('accounts webhook secret seal v1'),
   }
 }

@@ -19,6 +19,7 @@ import * as activitySearchByWeek from '~server/db/migrations/0016_activity_searc
 import * as signUpsByDay from '~server/db/migrations/0017_sign_ups_by_day'
 import * as serviceApplications from '~server/db/migrations/0018_service_applications'
 import * as identityProviders from '~server/db/migrations/0019_identity_providers'
+import * as webhooks from '~server/db/migrations/0020_webhooks'
 import * as importedAccounts from '~server/db/migrations/0021_imported_accounts'
 import * as scimProvisioning from '~server/db/migrations/0022_scim_provisioning'
 import * as passkeyConfirmationChallenges from '~server/db/migrations/0024_passkey_confirmation_challenges'
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '0017_sign_ups_by_day': signUpsByDay,
   '0018_service_applications': serviceApplications,
   '0019_identity_providers': identityProviders,
+  '0020_webhooks': webhooks,
   '0021_imported_accounts': importedAccounts,
   '0022_scim_provisioning': scimProvisioning,
   '0024_passkey_confirmation_challenges': passkeyConfirmationChallenges,

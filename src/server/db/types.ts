@@ -296,6 +296,47 @@ export interface OidcLogoutJobsTable {
   last_error: string | null
 }
 
+/** A webhook endpoint (migration 0020); its secrets sealed (auth/sealed-token.ts). */
+export interface WebhooksTable {
+  id: string
+  url: string
+  description: ColumnType<string, string | undefined, string>
+  events: string[]
+  enabled: ColumnType<boolean, boolean | undefined, boolean>
+  disabled_reason: string | null
+  secret: Buffer
+  previous_secret: Buffer | null
+  previous_secret_until: Timestamp | null
+  failing_since: Timestamp | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** The outbox of events (migration 0020): `tx` and `seq` are filled in by the database. */
+export interface WebhookEventsTable {
+  id: string
+  tx: ColumnType<string, never, never>
+  seq: ColumnType<string, never, never>
+  type: string
+  data: ColumnType<unknown, string, never>
+  created_at: Timestamp
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'exhausted'
+
+export interface WebhookDeliveriesTable {
+  id: string
+  webhook_id: string
+  event_id: string
+  status: ColumnType<WebhookDeliveryStatus, WebhookDeliveryStatus | undefined, WebhookDeliveryStatus>
+  attempts: ColumnType<number, number | undefined, number>
+  next_attempt_at: Timestamp | null
+  last_attempt_at: Timestamp | null
+  response_status: number | null
+  response_body: string | null
+  created_at: Timestamp
+}
+
 /** Which account came from which record of another system, and in which run (migration 0021). */
 export interface ImportedAccountsTable {
   user_id: string
@@ -403,6 +444,9 @@ export interface Database {
   identity_providers: IdentityProvidersTable
   federated_identities: FederatedIdentitiesTable
   federation_transactions: FederationTransactionsTable
+  webhooks: WebhooksTable
+  webhook_events: WebhookEventsTable
+  webhook_deliveries: WebhookDeliveriesTable
 }
 
 export type UserRow = Selectable<UsersTable>

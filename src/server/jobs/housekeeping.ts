@@ -8,13 +8,14 @@ import { deleteExpiredChallenges } from '~server/auth/webauthn-challenges'
 import { EmbeddedDatabaseMaintenance } from '~server/db/maintenance'
 import type { Database, DatabaseKind } from '~server/db/types'
 import { deleteExpiredPayloads } from '~server/oidc/adapter'
+import { deleteOldEvents } from '~server/data/webhooks/events'
 
 /**
  * Hourly clean-up of what has no use left: the refresh tokens of sessions ended more than a week
  * ago, the sessions themselves once they ended more than 90 days ago (until then they tell the
  * new-sign-in notice which devices the account used, docs/decisions/0311), sealed refresh tokens
  * past their grace, expired one-time tokens, sign-ins that waited in vain for their second step,
- * passkey challenges nobody answered, throttling windows that are over, the kinds of imported
+ * passkey challenges nobody answered, webhook events past the feed's 30 days (with their deliveries), throttling windows that are over, the kinds of imported
  * password hash no account holds any more (decision 0552), and what the OpenID
  * Connect provider stored that has expired (codes, tokens, interactions, provider sessions). The activity log is
  * never touched. On the embedded database it then vacuums and analyses the tables, as PostgreSQL's
@@ -62,6 +63,7 @@ export class Housekeeping {
     await this.db.deleteFrom('rate_limits').where('reset_at', '<', now).execute()
     await deleteExpiredMfaChallenges(this.db, now)
     await deleteExpiredChallenges(this.db, now)
+    await deleteOldEvents(this.db, now)
     const retired = await retireUnusedPasswordKinds(this.db)
     if (retired.length > 0) this.log.info({ kinds: retired }, 'imported password hashes no account holds any more: failed sign-ins no longer do their work')
     // The protocol engine sets expiry by the system's time, not the injected clock.

@@ -32,6 +32,7 @@ export type MailMessage = { lang: Language } & (
   | { template: 'new-sign-in'; to: string; name: string; browser: string | null; os: string | null; ip: string | null; at: string; link: string }
   | { template: 'passkey-added'; to: string; name: string; passkeyName: string; profileLink: string }
   | { template: 'account-deleted'; to: string; name: string; email: string }
+  | { template: 'webhook-disabled'; to: string; name: string; url: string; link: string }
 )
 
 /** Which of the product's e-mails a message is. */

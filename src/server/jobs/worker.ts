@@ -4,6 +4,7 @@ import { addSeconds, type Clock } from '~server/clock'
 import type { Database } from '~server/db/types'
 import type { RenderedMail } from '~server/mail/templates'
 import type { MailTransport } from '~server/mail/transport'
+import { Runner } from './runner'
 import { type AccountRequest, isAccountRequest, type JobQueue, type MailMessage, type MailOutcome } from './queue'
 
 /**
@@ -11,17 +12,14 @@ import { type AccountRequest, isAccountRequest, type JobQueue, type MailMessage,
  * (its run_after pushed forward) in a short transaction, carried out outside it, then deleted; if
  * the process dies meanwhile, the lease runs out and another attempt is made, so nothing queued
  * is lost. Failures back off and give up after MAX_ATTEMPTS. Several instances share the queue
- * safely (SKIP LOCKED).
+ * safely (SKIP LOCKED). The timer, the wake-ups and draining are the shared runner's (`runner.ts`).
  */
 const LEASE_SECONDS = 60
 const MAX_ATTEMPTS = 8
 const POLL_MS = 2_000
 
 export class JobWorker {
-  private timer: NodeJS.Timeout | undefined
-  private running: Promise<void> | undefined
-  private again = false
-  private stopped = false
+  private readonly runner: Runner
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -35,29 +33,17 @@ export class JobWorker {
     private readonly fulfil: (request: AccountRequest, claim: (trx: Transaction<Database>) => Promise<boolean>) => Promise<void>,
     /** Told how each attempt at sending a message ended (counted by the metrics). */
     private readonly report: (outcome: MailOutcome) => void = () => {},
-  ) {}
+  ) {
+    this.runner = new Runner({ pass: () => this.pass() }, POLL_MS, (error) => this.log.warn({ err: error }, 'job queue pass failed'))
+  }
 
   start(): void {
-    this.timer = setInterval(() => void this.kick(), POLL_MS)
-    this.timer.unref()
-    void this.kick()
+    this.runner.start()
   }
 
   /** Runs a pass now (or right after the current one). */
   kick(): Promise<void> {
-    if (this.stopped) return Promise.resolve()
-    if (this.running) {
-      this.again = true
-      return this.running
-    }
-    this.running = this.pass().finally(() => {
-      this.running = undefined
-      if (this.again) {
-        this.again = false
-        void this.kick()
-      }
-    })
-    return this.running
+    return this.runner.kick()
   }
 
   /**
@@ -65,31 +51,28 @@ export class JobWorker {
    * earlier is still sending (a job leased by that pass is not due, but it is not sent yet either).
    */
   async drain(): Promise<void> {
-    for (;;) {
-      while (this.running) await this.running
-      await this.pass()
-      if (!this.running) return
-    }
+    await this.runner.drain()
   }
 
-  private async pass(): Promise<void> {
+  /** Leases and carries out due jobs, batch after batch; answers how many. */
+  private async pass(): Promise<number> {
+    let taken = 0
     for (;;) {
       let jobs
       try {
         jobs = await this.lease()
       } catch (error) {
         this.log.warn({ err: error }, 'job queue unavailable')
-        return
+        return taken
       }
-      if (jobs.length === 0) return
+      if (jobs.length === 0) return taken
+      taken += jobs.length
       await Promise.all(jobs.map((job) => this.send(job)))
     }
   }
 
   async stop(): Promise<void> {
-    this.stopped = true
-    if (this.timer) clearInterval(this.timer)
-    await this.running
+    await this.runner.stop()
     this.transport.close()
   }
 

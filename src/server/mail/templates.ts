@@ -94,6 +94,8 @@ export function renderMail(message: MailMessage, appName: string): RenderedMail 
     case 'second-factors-reset-by-admin':
     case 'passkey-added':
       return compose(message, rendering, part, message.profileLink)
+    case 'webhook-disabled':
+      return compose(message, rendering, part, message.link)
   }
 }
 

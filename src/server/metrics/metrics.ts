@@ -43,6 +43,10 @@ function processMetrics(): client.Registry {
   return processRegistry
 }
 
+/** How a webhook delivery attempt ended. */
+export const WEBHOOK_OUTCOMES = ['delivered', 'failed', 'exhausted'] as const
+export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number]
+
 export class Metrics {
   readonly registry = new client.Registry()
   private sources: MetricsSources | undefined
@@ -56,6 +60,7 @@ export class Metrics {
   private readonly oidcFailures: client.Counter<'application' | 'endpoint' | 'error'>
   private readonly backchannelLogouts: client.Counter<'outcome'>
   private readonly providerSignIns: client.Counter<'kind' | 'outcome'>
+  private readonly webhookDeliveries: client.Counter<'outcome'>
 
   constructor() {
     processMetrics()
@@ -119,6 +124,54 @@ export class Metrics {
       registers,
     })
     for (const outcome of ['sent', 'retry', 'given-up'] as const) this.backchannelLogouts.inc({ outcome }, 0)
+    this.webhookDeliveries = new client.Counter({
+      name: 'accounts_webhook_deliveries_total',
+      help: 'Webhook delivery attempts, by outcome (delivered, failed: to be tried again, exhausted: failed for the last time)',
+      labelNames: ['outcome'],
+      registers,
+    })
+    for (const outcome of WEBHOOK_OUTCOMES) this.webhookDeliveries.inc({ outcome }, 0)
+    new client.Gauge({
+      name: 'accounts_webhook_queue_deliveries',
+      help: 'Webhook deliveries waiting: not yet attempted, or failed and to be tried again',
+      registers,
+      async collect() {
+        const from = sources()
+        this.reset()
+        if (!from) return
+        try {
+          const row = await from.db
+            .selectFrom('webhook_deliveries')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('status', 'in', ['pending', 'failed'])
+            .executeTakeFirstOrThrow()
+          this.set(Number(row.n))
+        } catch {
+          // Database out of reach: no sample.
+        }
+      },
+    })
+    new client.Gauge({
+      name: 'accounts_webhook_oldest_pending_seconds',
+      help: 'Age of the oldest webhook delivery still waiting (0 when none waits)',
+      registers,
+      async collect() {
+        const from = sources()
+        this.reset()
+        if (!from) return
+        try {
+          const row = await from.db
+            .selectFrom('webhook_deliveries')
+            .select((eb) => eb.fn.min('created_at').as('oldest'))
+            .where('status', 'in', ['pending', 'failed'])
+            .executeTakeFirstOrThrow()
+          const oldest = row.oldest ? new Date(row.oldest as unknown as string).getTime() : null
+          this.set(oldest === null ? 0 : Math.max(0, (from.clock().getTime() - oldest) / 1000))
+        } catch {
+          // Database out of reach: no sample.
+        }
+      },
+    })
 
     new client.Gauge({
       name: 'accounts_password_hash_queue',
@@ -233,6 +286,10 @@ export class Metrics {
 
   countBackchannelLogout(outcome: 'sent' | 'retry' | 'given-up'): void {
     this.backchannelLogouts.inc({ outcome })
+  }
+
+  countWebhookDelivery(outcome: WebhookOutcome): void {
+    this.webhookDeliveries.inc({ outcome })
   }
 
   get contentType(): string {

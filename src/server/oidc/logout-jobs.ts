@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '~server/db/types'
+import { Runner } from '~server/jobs/runner'
 import type { OidcService } from './service'
 import { deliverBackchannelLogout } from './provider'
 
@@ -23,70 +24,45 @@ export function retryDelaySeconds(attempts: number): number {
 }
 
 export class BackchannelLogoutSender {
-  private timer: NodeJS.Timeout | undefined
-  private running: Promise<void> | null = null
-  private again = false
-  private stopped = false
+  private readonly runner: Runner
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly service: () => OidcService,
     private readonly log: FastifyBaseLogger,
     private readonly onOutcome: (outcome: 'sent' | 'retry' | 'given-up') => void = () => {},
-  ) {}
+  ) {
+    this.runner = new Runner({ pass: () => this.deliverDue() }, POLL_MS, (error) => this.log.warn({ err: error }, 'back-channel logout delivery failed'))
+  }
 
   start(): void {
-    this.timer = setInterval(() => this.kick(), POLL_MS)
-    this.timer.unref()
-    this.kick()
+    this.runner.start()
   }
 
   async stop(): Promise<void> {
-    this.stopped = true
-    if (this.timer) clearInterval(this.timer)
-    await this.running
+    await this.runner.stop()
   }
 
   /** Delivers what is due now (also after a logout was queued). */
   kick(): void {
-    if (this.stopped) return
-    if (this.running) {
-      this.again = true
-      return
-    }
-    this.running = this.deliverDue()
-      .then(() => undefined)
-      .catch((error: unknown) => this.log.warn({ err: error }, 'back-channel logout delivery failed'))
-      .finally(() => {
-        this.running = null
-        if (this.again) {
-          this.again = false
-          this.kick()
-        }
-      })
+    void this.runner.kick()
   }
 
   /**
    * Delivers everything that is due; resolves when nothing due is left and no delivery started
-   * earlier (by a kick) is still in flight: a job it leased is not due, but not delivered yet either.
-   * Tests call it, as they call the mail worker's.
+   * earlier (by a kick) is still in flight. Tests call it, as they call the mail worker's.
    */
-  async drain(): Promise<number> {
-    let delivered = 0
-    for (;;) {
-      while (this.running) await this.running
-      delivered += await this.deliverDue()
-      if (!this.running) return delivered
-    }
+  drain(): Promise<number> {
+    return this.runner.drain()
   }
 
-  /** Delivers every job that is due, batch after batch. */
+  /** Delivers every job that is due, batch after batch; answers how many it claimed. */
   private async deliverDue(): Promise<number> {
-    let delivered = 0
+    let claimed = 0
     for (;;) {
       const done = await this.deliverBatch()
-      delivered += done.sent
-      if (done.claimed < BATCH) return delivered
+      claimed += done.claimed
+      if (done.claimed < BATCH) return claimed
     }
   }
 

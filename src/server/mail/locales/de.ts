@@ -97,5 +97,13 @@ export const de: MailTexts = {
       ],
       after: ['Wenn Sie das nicht veranlasst haben, verständigen Sie sofort Ihren Administrator.'],
     },
+    'webhook-disabled': {
+      subject: 'Ein Webhook wurde deaktiviert',
+      paragraphs: [
+        'Der Endpunkt {{url}} hat 5 Tage lang jede Zustellung abgelehnt, daher hat {{appName}} ihn deaktiviert. Ereignisse werden ihm nicht mehr gesendet; sie bleiben 30 Tage im Ereignis-Feed.',
+        'Reparieren Sie den Empfänger und aktivieren Sie den Endpunkt unter Administration, Webhooks wieder: noch wartende Zustellungen werden erneut gesendet.',
+      ],
+      action: 'Webhooks öffnen',
+    },
   },
 }

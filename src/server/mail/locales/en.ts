@@ -97,5 +97,13 @@ export const en: MailTexts = {
       ],
       after: ['If you did not ask for this, tell your administrator at once.'],
     },
+    'webhook-disabled': {
+      subject: 'A webhook was disabled',
+      paragraphs: [
+        'The webhook endpoint {{url}} failed every delivery for 5 days, so {{appName}} disabled it. Events are no longer sent to it; they stay in the events feed for 30 days.',
+        'Fix the receiver, then enable the endpoint again under Administration, Webhooks: deliveries still waiting are sent again.',
+      ],
+      action: 'Open Webhooks',
+    },
   },
 }

@@ -97,5 +97,13 @@ export const es: MailTexts = {
       ],
       after: ['Si no lo pediste tú, avisa a tu administrador de inmediato.'],
     },
+    'webhook-disabled': {
+      subject: 'Se ha desactivado un webhook',
+      paragraphs: [
+        'El punto de conexión {{url}} falló en todos los envíos durante 5 días, por lo que {{appName}} lo ha desactivado. Ya no se le envían eventos; siguen 30 días en el flujo de eventos.',
+        'Repare el receptor y vuelva a activar el punto de conexión en Administración, Webhooks: los envíos pendientes se enviarán de nuevo.',
+      ],
+      action: 'Abrir Webhooks',
+    },
   },
 }

@@ -97,5 +97,13 @@ export const fr: MailTexts = {
       ],
       after: ["Si vous n'avez pas demandé cette suppression, prévenez votre administrateur immédiatement."],
     },
+    'webhook-disabled': {
+      subject: 'Un webhook a été désactivé',
+      paragraphs: [
+        'Le point de terminaison {{url}} a échoué à chaque envoi pendant 5 jours : {{appName}} l’a donc désactivé. Les événements ne lui sont plus envoyés ; ils restent 30 jours dans le flux d’événements.',
+        'Réparez le récepteur, puis réactivez le point de terminaison dans Administration, Webhooks : les envois encore en attente repartiront.',
+      ],
+      action: 'Ouvrir Webhooks',
+    },
   },
 }

@@ -46,6 +46,7 @@ export async function createApplication(ctx: AppContext, action: ApplicationActi
     })
     await c.record({ userId: action.actorId, kind: 'applications', activity: `Created application ${row.name}`, details: row.id, ip: action.ip })
     const application = toApplication(row)
+    await c.emit('application.created', { application })
     return clientSecret === undefined ? { application } : { application, clientSecret }
   })
 }

@@ -17,5 +17,6 @@ export async function deleteApplication(ctx: AppContext, action: ApplicationActi
     await deleteApplicationPayloads(c.trx, id)
     await deleteApplicationLogoutJobs(c.trx, id)
     await c.record({ userId: action.actorId, kind: 'applications', activity: `Deleted application ${application.name}`, details: application.id, ip: action.ip })
+    await c.emit('application.deleted', { application: { id: application.id, name: application.name } })
   })
 }

@@ -43,6 +43,8 @@ export async function editApplication(ctx: AppContext, action: ApplicationAction
       changes: described.changes,
       ip: action.ip,
     })
-    return toApplication(updated)
+    const application = toApplication(updated)
+    await c.emit('application.updated', { application, changes: described.changes.map((change) => change.field) })
+    return application
   })
 }

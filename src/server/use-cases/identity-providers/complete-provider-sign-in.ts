@@ -133,7 +133,15 @@ async function signInLinked(
     return startSecondStep(ctx, user.id)
   }
   input.count('signed-in')
-  return openSession(ctx, { user, ip: request.ip, userAgent: request.userAgent, lang: request.lang, activity: `Signed in with ${provider.name}`, amr: PROVIDER_AMR })
+  return openSession(ctx, {
+    user,
+    ip: request.ip,
+    userAgent: request.userAgent,
+    lang: request.lang,
+    activity: `Signed in with ${provider.name}`,
+    amr: PROVIDER_AMR,
+    method: 'provider',
+  })
 }
 
 /** A name our rules take: the provider's, else the address's local part, within the length limits. */
@@ -164,6 +172,7 @@ async function signUp(
     if (!user) return null
     await insertIdentity(c.trx, { providerId: provider.id, userId: user.id, subject: pending.subject, email, now: c.now })
     await c.record({ userId: user.id, kind: 'registered', activity: `Created account with ${provider.name}`, details: `role ${role}`, ip: request.ip })
+    await c.emitUser('user.created', user.id)
     if (!verified) {
       const token = await issueOneTimeToken(c.trx, user.id, 'verify-email', c.now)
       await c.mail({ template: 'verify-email', lang: request.lang, to: email, name, link: pageLinks(ctx.config.appUrl).verifyEmail(token, email) })
@@ -182,5 +191,6 @@ async function signUp(
     lang: request.lang,
     activity: `Signed in with ${provider.name}`,
     amr: PROVIDER_AMR,
+    method: 'provider',
   })
 }

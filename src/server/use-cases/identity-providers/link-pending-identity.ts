@@ -36,6 +36,7 @@ export async function linkPendingIdentity(
     if (await hasIdentityOf(c.trx, input.userId, provider.id)) throw linkedElsewhere()
     const id = await insertIdentity(c.trx, { providerId: provider.id, userId: input.userId, subject: pending.subject, email: pending.email, now: c.now })
     await c.record({ userId: input.userId, kind: 'security', activity: `Linked ${provider.name}`, details: pending.email, ip: input.ip })
+    await c.emitUser('user.security_changed', input.userId, { change: 'identity-linked' })
     return id
   })
   const identity = (await listIdentitiesOfUser(ctx.db, input.userId)).find((item) => item.id === identityId)!

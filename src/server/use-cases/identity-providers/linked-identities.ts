@@ -41,5 +41,6 @@ export async function unlinkIdentity(ctx: AppContext, input: { userId: string; i
     if (otherWaysIn === 0) throw conflict(federationMessages.lastWayIn, 'LAST_SIGN_IN_METHOD')
     await c.trx.deleteFrom('federated_identities').where('id', '=', identity.id).execute()
     await c.record({ userId: input.userId, kind: 'security', activity: `Unlinked ${identity.providerName}`, details: identity.email, ip: input.ip })
+    await c.emitUser('user.security_changed', input.userId, { change: 'identity-unlinked' })
   })
 }

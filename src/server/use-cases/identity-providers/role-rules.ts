@@ -40,5 +40,6 @@ export async function syncRole(c: Change, input: { userId: string; role: Role; p
     changes: [{ field: 'role', from: user.role, to: input.role }],
     ip: input.ip,
   })
+  await c.emitUser('user.role_changed', user.id, { from: user.role, to: input.role })
   return { ...user, role: input.role }
 }

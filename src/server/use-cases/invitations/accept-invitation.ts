@@ -54,6 +54,8 @@ export async function acceptInvitation(ctx: AppContext, input: AcceptInvitationI
     // A reset link mailed meanwhile would set the password a second time: it dies with the invitation.
     await retireOneTimeTokens(c.trx, user.id, 'reset-password', c.now)
     await c.record({ userId: user.id, kind: 'verified', activity: 'Accepted invitation', ip })
+    if (user.email_verified_at === null) await c.emitUser('user.verified', user.id)
+    await c.emitUser('user.password_changed', user.id, { reset: false })
     const session = await startSession(c.trx, {
       userId: user.id,
       ip,
@@ -62,6 +64,7 @@ export async function acceptInvitation(ctx: AppContext, input: AcceptInvitationI
       lifetimes: ctx.lifetimes,
       entry: { kind: 'logged in', activity: 'Logged in' },
     })
+    await c.emitUser('user.signed_in', user.id, { method: 'password' })
     return { user: updated, ...session }
   })
   if (!accepted) throw invalidLink()

@@ -53,6 +53,7 @@ export async function inviteUser(ctx: AppContext, action: Omit<AdminAction, 'tar
       details: `role: ${created.role}`,
       ip: action.ip,
     })
+    await c.emitUser('user.created', created.id)
     await c.mail({ template: 'invitation', lang: action.lang, to: created.email, name: created.name, link: links.acceptInvite(token), invitedBy: actor.name })
     return created
   })

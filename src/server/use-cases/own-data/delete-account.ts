@@ -97,6 +97,7 @@ export async function deleteAccount(ctx: AppContext, input: DeleteAccountInput):
     await revokeUserSessions(c.trx, account.id, 'account deleted', c.now)
     await deleteAccountAppData(c.trx, account.id)
     await c.mail({ template: 'account-deleted', lang: input.lang, to: account.email, name: account.name, email: account.email })
+    await c.emit('user.deleted', { id: account.id, email: account.email })
     await detachActivity(c.trx, account.id)
     if (!(await deleteAccountRow(c.trx, account.id))) throw unauthorized('Your session has ended. Please sign in again.', 'SESSION_ENDED')
   })

@@ -99,6 +99,7 @@ export async function registerPasskey(ctx: AppContext, input: PasskeyRegistratio
         now: c.now,
       })
       await c.record({ userId: user.id, kind: 'updated', activity: 'Added a passkey', details: name, ip })
+      await c.emitUser('user.security_changed', user.id, { change: 'passkey-added' })
       await c.mail({ template: 'passkey-added', lang, to: user.email, name: user.name, passkeyName: name, profileLink: links.profile() })
       return toPasskey(row)
     })

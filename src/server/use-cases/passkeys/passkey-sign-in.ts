@@ -108,6 +108,7 @@ export async function signInWithPasskey(ctx: AppContext, input: PasskeySignInInp
       amr: ['hwk', 'user', 'mfa'],
     })
     if (notice) await c.mail(notice)
+    await c.emitUser('user.signed_in', found.id, { method: 'passkey' })
     return session
   })
   if (!started) return refuse(found.id, 'Passkey check failed')

@@ -17,6 +17,7 @@ export async function removePasskey(ctx: AppContext, input: { userId: string; id
     const row = await deleteUserPasskey(c.trx, { userId, id })
     if (!row) throw passkeyNotFound()
     await c.record({ userId, kind: 'updated', activity: 'Removed a passkey', details: row.name, ip })
+    await c.emitUser('user.security_changed', userId, { change: 'passkey-removed' })
   })
 }
 

@@ -43,6 +43,7 @@ export async function changePassword(ctx: AppContext, input: ChangePasswordInput
     await revokeUserSessions(c.trx, user.id, 'password changed', c.now, sessionId)
     await retireOneTimeTokens(c.trx, user.id, 'reset-password', c.now)
     await c.record({ userId: user.id, kind: 'updated', activity: 'Changed password', ip })
+    await c.emitUser('user.password_changed', user.id, { reset: false })
     await c.mail({ template: 'password-changed', lang, to: user.email, name: user.name, resetLink: links.forgotPassword() })
   })
 }

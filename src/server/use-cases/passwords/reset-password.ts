@@ -56,6 +56,7 @@ export async function resetPassword(
     // The person has a password now: an invitation still waiting would set it a second time.
     await retireOneTimeTokens(c.trx, user.id, 'invitation', c.now)
     await c.record({ userId: user.id, kind: 'reset', activity: 'Reset password', ip })
+    await c.emitUser('user.password_changed', user.id, { reset: true })
     await c.mail({ template: 'password-changed', lang: input.lang, to: user.email, name: user.name, resetLink: links.forgotPassword() })
     return true
   })

@@ -14,7 +14,10 @@ export async function replaceProfilePicture(ctx: AppContext, input: { userId: st
   const data = await encodePicture(readPictureDataUrl(input.dataUrl))
   const updated = await commitChange(ctx, async (c) => {
     const row = await replacePicture(c.trx, input.userId, { data, contentType: PICTURE_CONTENT_TYPE }, c.now)
-    if (row) await c.record({ userId: input.userId, kind: 'updated', activity: 'Updated profile picture', ip: input.ip })
+    if (row) {
+      await c.record({ userId: input.userId, kind: 'updated', activity: 'Updated profile picture', ip: input.ip })
+      await c.emitUser('user.updated', input.userId, { changes: ['profilePicture'] })
+    }
     return row
   })
   // The account went away while the picture was being encoded.

@@ -19,6 +19,7 @@ export async function updateProfile(
       .returning(userColumns)
       .executeTakeFirstOrThrow()
     await c.record({ userId: user.id, kind: 'updated', activity: 'Updated profile', details: changes.details, ip })
+    await c.emitUser('user.updated', user.id, { changes: changes.fields })
     return row
   })
 }

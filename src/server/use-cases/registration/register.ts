@@ -38,6 +38,7 @@ export async function register(ctx: AppContext, input: RegisterInput): Promise<v
     if (created) {
       const token = await issueOneTimeToken(c.trx, created.id, 'verify-email', c.now)
       await c.record({ userId: created.id, kind: 'registered', activity: 'Registered', ip })
+      await c.emitUser('user.created', created.id)
       await c.mail({ template: 'verify-email', lang, to: email, name, link: links.verifyEmail(token, email) })
       return
     }

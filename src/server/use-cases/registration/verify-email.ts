@@ -13,8 +13,14 @@ export async function verifyEmail(ctx: AppContext, input: { token: string; ip: s
     (await commitChange(ctx, async (c) => {
       const userId = await consumeOneTimeToken(c.trx, token, 'verify-email', c.now)
       if (!userId) return false
-      await c.trx.updateTable('users').set({ email_verified_at: c.now, updated_at: c.now }).where('id', '=', userId).where('email_verified_at', 'is', null).execute()
+      const newlyVerified = await c.trx
+        .updateTable('users')
+        .set({ email_verified_at: c.now, updated_at: c.now })
+        .where('id', '=', userId)
+        .where('email_verified_at', 'is', null)
+        .executeTakeFirst()
       await c.record({ userId, kind: 'verified', activity: 'Verified email', ip })
+      if (newlyVerified.numUpdatedRows > 0n) await c.emitUser('user.verified', userId)
       return true
     }))
   if (!verified) throw badRequest('Invalid or expired verification link', 'INVALID_TOKEN')

@@ -8,8 +8,8 @@ import { newSignInNotice } from './new-sign-in-notice'
 
 /**
  * The end of every successful sign-in, once the account has proved who it is and may sign in: the
- * new session with its activity entry, its tokens, and, from a browser and system the account has
- * not used lately, the new-sign-in e-mail queued in the same transaction as the session.
+ * new session with its activity entry, its tokens, the user.signed_in event, and, from a browser
+ * and system the account has not used lately, the new-sign-in e-mail, in the session's transaction.
  */
 export async function openSession(
   ctx: AppContext,
@@ -22,6 +22,8 @@ export async function openSession(
     activity?: string
     /** How the account proved who it is (RFC 8176); a password when absent. */
     amr?: readonly string[]
+    /** The `method` of the user.signed_in event: password unless said. */
+    method?: 'password' | 'passkey' | 'provider'
   },
 ): Promise<AuthResult> {
   const { user, ip, userAgent, lang } = input
@@ -36,14 +38,13 @@ export async function openSession(
     ...(input.amr ? { amr: input.amr } : {}),
   } as const
   const notice = await newSignInNotice(ctx, { user, ip, userAgent, now, lang })
-  // The common case stays one statement (start_session); only a notice needs a transaction around it.
-  const { sessionId, refreshToken } = notice
-    ? await commitChange(ctx, async (c) => {
-        const started = await startSession(c.trx, start)
-        await c.mail(notice)
-        return started
-      })
-    : await startSession(ctx.db, start)
+  // The session, its entry, the user.signed_in event and any notice, in one transaction (decision 0521).
+  const { sessionId, refreshToken } = await commitChange(ctx, async (c) => {
+    const started = await startSession(c.trx, start)
+    if (notice) await c.mail(notice)
+    await c.emitUser('user.signed_in', user.id, { method: input.method ?? 'password' })
+    return started
+  })
   const accessToken = ctx.accessTokens.sign({ userId: user.id, sessionId })
   return { accessToken, refreshToken, csrfToken: ctx.csrf.forSession(sessionId), user: toUser(user) }
 }

@@ -16,5 +16,6 @@ export async function signOutEverywhere(ctx: AppContext, input: AuthState & { ip
   await commitChange(ctx, async (c) => {
     await revokeUserSessions(c.trx, input.user.id, 'logout everywhere', c.now)
     await c.record({ userId: input.user.id, kind: 'logged out', activity: 'Logged out of all sessions', ip: input.ip })
+    await c.emitUser('user.signed_out_everywhere', input.user.id, { by: 'user' })
   })
 }

@@ -25,6 +25,7 @@ export async function disableTwoFactor(ctx: AppContext, input: AuthState & { pas
   await commitChange(ctx, async (c) => {
     if (!(await turnOffSecondFactors(c, user.id))) return
     await c.record({ userId: user.id, kind: 'security', activity: 'Disabled two-factor authentication', ip })
+    await c.emitUser('user.security_changed', user.id, { change: 'two-factor-disabled' })
     await c.mail({ template: 'two-factor-disabled', lang, to: user.email, name: user.name, profileLink: links.profile(), resetLink: links.forgotPassword() })
   })
 }

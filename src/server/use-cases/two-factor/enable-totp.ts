@@ -30,6 +30,7 @@ export async function enableTotp(ctx: AppContext, input: AuthState & { code: str
     await replaceRecoveryCodes(c.trx, user.id, recoveryCodes.map(hashRecoveryCode), c.now)
     await markMfaEnabled(c.trx, user.id)
     await c.record({ userId: user.id, kind: 'security', activity: 'Enabled two-factor authentication', ip })
+    await c.emitUser('user.security_changed', user.id, { change: 'two-factor-enabled' })
     await c.mail({ template: 'two-factor-enabled', lang, to: user.email, name: user.name, profileLink: links.profile(), resetLink: links.forgotPassword() })
   })
   return { recoveryCodes }

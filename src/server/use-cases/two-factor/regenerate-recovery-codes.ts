@@ -21,6 +21,7 @@ export async function regenerateRecoveryCodes(
     if (!(await lockTotp(c.trx, user.id))?.enabled_at) throw conflict('Two-factor authentication is off', 'MFA_NOT_ENABLED')
     await replaceRecoveryCodes(c.trx, user.id, recoveryCodes.map(hashRecoveryCode), c.now)
     await c.record({ userId: user.id, kind: 'security', activity: 'Regenerated recovery codes', ip })
+    await c.emitUser('user.security_changed', user.id, { change: 'recovery-codes-replaced' })
     await c.mail({ template: 'recovery-codes-replaced', lang, to: user.email, name: user.name, profileLink: links.profile(), resetLink: links.forgotPassword() })
   })
   return { recoveryCodes }

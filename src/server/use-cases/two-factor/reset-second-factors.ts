@@ -31,6 +31,7 @@ export async function resetSecondFactors(ctx: AppContext, action: AdminAction): 
       details: twoFactorWasOn ? (passkeys > 0 ? 'Two-factor authentication turned off, passkeys removed' : 'Two-factor authentication turned off') : 'Passkeys removed',
       ip: action.ip,
     })
+    await c.emitUser('user.security_changed', target.id, { change: 'second-factors-reset' })
     await c.mail({
       template: 'second-factors-reset-by-admin',
       lang: action.lang,

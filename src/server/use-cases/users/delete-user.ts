@@ -28,6 +28,7 @@ export async function deleteUser(ctx: AppContext, action: AdminAction): Promise<
       ip: action.ip,
     })
     await revokeUserSessions(c.trx, target.id, 'account deleted', c.now)
+    await c.emit('user.deleted', { id: target.id, email: target.email })
     await c.trx.deleteFrom('users').where('id', '=', target.id).execute()
   })
 }

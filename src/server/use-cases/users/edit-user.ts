@@ -68,6 +68,10 @@ export async function editUser(ctx: AppContext, action: AdminAction, requested: 
         changes: changes.changes,
         ip: action.ip,
       })
+      if (changes.values.role !== undefined) await c.emitUser('user.role_changed', target.id, { from: target.role, to: changes.values.role })
+      if (changes.values.status !== undefined) await c.emitUser('user.status_changed', target.id, { from: target.status, to: changes.values.status })
+      const otherFields = changes.fields.filter((field) => field !== 'role' && field !== 'status')
+      if (otherFields.length > 0) await c.emitUser('user.updated', target.id, { changes: otherFields })
       return updated
     })
   } catch (error) {

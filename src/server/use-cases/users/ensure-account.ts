@@ -85,6 +85,8 @@ async function writeAccount(
         .where('id', '=', existing.id)
         .execute()
       await c.record({ userId: existing.id, kind: 'updated', activity: `Updated account to ${input.role}`, details: input.reason, ip: null })
+      if (existing.role !== input.role) await c.emitUser('user.role_changed', existing.id, { from: existing.role, to: input.role })
+      if (existing.status !== 'ACTIVE') await c.emitUser('user.status_changed', existing.id, { from: existing.status, to: 'ACTIVE' })
       return 'updated'
     }
     const created = await c.trx
@@ -102,6 +104,7 @@ async function writeAccount(
       .returning('id')
       .executeTakeFirstOrThrow()
     await c.record({ userId: created.id, kind: 'registered', activity: 'Registered', details: input.reason, ip: null })
+    await c.emitUser('user.created', created.id)
     return 'created'
   })
 }

@@ -25,6 +25,7 @@ export async function signOutUser(ctx: AppContext, action: AdminAction): Promise
       activity: `Logged out ${target.name} (${target.email}) everywhere`,
       ip: action.ip,
     })
+    await c.emitUser('user.signed_out_everywhere', target.id, { by: 'admin' })
     await c.mail({ template: 'signed-out-by-admin', lang: action.lang, to: target.email, name: target.name, resetLink: links.forgotPassword() })
   })
 }

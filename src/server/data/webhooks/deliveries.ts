@@ -1,0 +1,141 @@
+import { sql } from 'kysely'
+import type { WebhookDelivery, WebhookDeliveryStatus } from '~shared/schemas/webhooks'
+import type { Db } from '~server/db/types'
+
+/**
+ * Deliveries: one row per event and endpoint. The runner leases due ones (their next attempt
+ * pushed past the lease, their attempt counted) in one statement with `FOR UPDATE SKIP LOCKED`,
+ * so that of several instances exactly one makes each attempt (decision 0522).
+ */
+
+export interface LeasedDelivery {
+  id: string
+  webhook_id: string
+  event_id: string
+  attempts: number
+  url: string
+  secret: Buffer
+  previous_secret: Buffer | null
+  previous_secret_until: Date | null
+  type: string
+  data: unknown
+  created_at: Date
+}
+
+/**
+ * Leases up to `limit` due deliveries of enabled endpoints, at most `perEndpoint` of any one
+ * endpoint and none of the `busy` ones (this instance has as many in flight there as it allows).
+ */
+export async function leaseDueDeliveries(db: Db, input: { now: Date; leaseUntil: Date; limit: number; perEndpoint: number; busy: string[] }): Promise<LeasedDelivery[]> {
+  if (input.limit <= 0) return []
+  const { rows } = await sql<LeasedDelivery>`
+    WITH candidates AS (
+      SELECT d.id, row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS place
+      FROM (
+        SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
+        WHERE status IN ('pending', 'failed') AND next_attempt_at <= ${input.now}
+        ORDER BY next_attempt_at LIMIT ${input.limit * 20}
+      ) d
+      JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
+      WHERE NOT (d.webhook_id = ANY (${input.busy}::text[]))
+    ),
+    leased AS (
+      UPDATE webhook_deliveries SET next_attempt_at = ${input.leaseUntil}, attempts = attempts + 1
+      WHERE id IN (
+        SELECT id FROM webhook_deliveries
+        WHERE id IN (SELECT id FROM candidates WHERE place <= ${input.perEndpoint})
+          AND status IN ('pending', 'failed') AND next_attempt_at <= ${input.now}
+        ORDER BY next_attempt_at LIMIT ${input.limit}
+        FOR UPDATE SKIP LOCKED
+      )
+      RETURNING id, webhook_id, event_id, attempts
+    )
+    SELECT l.id, l.webhook_id, l.event_id, l.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at
+    FROM leased l JOIN webhooks w ON w.id = l.webhook_id JOIN webhook_events e ON e.id = l.event_id`.execute(db)
+  return rows
+}
+
+/** What an attempt came to: the delivery's new state. */
+export async function recordAttempt(
+  db: Db,
+  id: string,
+  outcome: { status: WebhookDeliveryStatus; at: Date; nextAttemptAt: Date | null; responseStatus: number | null; responseBody: string | null },
+): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: outcome.status,
+      last_attempt_at: outcome.at,
+      next_attempt_at: outcome.nextAttemptAt,
+      response_status: outcome.responseStatus,
+      response_body: outcome.responseBody,
+    })
+    .where('id', '=', id)
+    .execute()
+}
+
+/** Sends a delivery again at once (same event, same `webhook-id`); false when there is no such delivery of the endpoint. */
+export async function scheduleRetryNow(db: Db, webhookId: string, deliveryId: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: now })
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', webhookId)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+export async function listDeliveries(
+  db: Db,
+  input: { webhookId: string; page: number; limit: number; status?: WebhookDeliveryStatus | undefined },
+): Promise<{ deliveries: WebhookDelivery[]; total: number }> {
+  let query = db.selectFrom('webhook_deliveries as d').innerJoin('webhook_events as e', 'e.id', 'd.event_id').where('d.webhook_id', '=', input.webhookId)
+  if (input.status) query = query.where('d.status', '=', input.status)
+  const [rows, count] = await Promise.all([
+    query
+      .select([
+        'd.id',
+        'd.event_id',
+        'e.type',
+        'd.status',
+        'd.attempts',
+        'd.last_attempt_at',
+        'd.next_attempt_at',
+        'd.response_status',
+        'd.response_body',
+        'd.created_at',
+      ])
+      .orderBy('d.created_at', 'desc')
+      .orderBy('d.id', 'desc')
+      .limit(input.limit)
+      .offset((input.page - 1) * input.limit)
+      .execute(),
+    query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  return {
+    total: Number(count.n),
+    deliveries: rows.map((row) => ({
+      id: row.id,
+      eventId: row.event_id,
+      eventType: row.type,
+      status: row.status,
+      attempts: row.attempts,
+      lastAttemptAt: row.last_attempt_at ? row.last_attempt_at.toISOString() : null,
+      // A lease is not a next attempt anyone scheduled: shown only for deliveries that wait.
+      nextAttemptAt: row.next_attempt_at && (row.status === 'pending' || row.status === 'failed') ? row.next_attempt_at.toISOString() : null,
+      responseStatus: row.response_status,
+      responseBody: row.response_body,
+      createdAt: row.created_at.toISOString(),
+    })),
+  }
+}
+
+/** For the metrics: deliveries waiting (pending or failed, to be tried again) and the oldest one's creation. */
+export async function queueDepth(db: Db): Promise<{ waiting: number; oldest: Date | null }> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('created_at').as('oldest')])
+    .where('status', 'in', ['pending', 'failed'])
+    .executeTakeFirstOrThrow()
+  return { waiting: Number(row.n), oldest: row.oldest ? new Date(row.oldest as unknown as string) : null }
+}
