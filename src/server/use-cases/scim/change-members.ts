@@ -6,7 +6,7 @@ import { roleMembersOutside } from '~server/data/scim/scim-groups'
 import { countOtherActiveAdmins, isUuid } from '~server/data/users/users'
 import { invalidValue } from '~server/scim/errors'
 import type { MembershipChange } from '~server/scim/group-patch'
-import { lastAdmin, lockForScimWrite, type ScimAction } from './scim-rules'
+import { lastAdmin, lockForScimWrite, type ScimAction, stillAllowedApplication } from './scim-rules'
 
 /**
  * A directory changes a group's members, that is, people's roles (contract section 13): adding a
@@ -18,6 +18,7 @@ import { lastAdmin, lockForScimWrite, type ScimAction } from './scim-rules'
 export async function changeGroupMembers(ctx: AppContext, action: ScimAction, role: Role, change: MembershipChange): Promise<void> {
   await commitChange(ctx, async (c) => {
     await lockForScimWrite(c.trx)
+    const actor = await stillAllowedApplication(c.trx, action)
     const joining = new Set(change.replaceWith ?? change.add)
     for (const id of joining) if (!isUuid(id)) throw invalidValue(`No user ${JSON.stringify(id)}`)
     const leaving = new Set(change.remove.filter(isUuid))
@@ -32,12 +33,13 @@ export async function changeGroupMembers(ctx: AppContext, action: ScimAction, ro
       if (user.role === next) return
       if (user.role === 'ADMIN' && user.status === 'ACTIVE' && (await countOtherActiveAdmins(c.trx, user.id)) === 0) throw lastAdmin()
       await c.trx.updateTable('users').set({ role: next, updated_at: c.now }).where('id', '=', user.id).execute()
-      await revokeUserSessions(c.trx, user.id, `changed by SCIM (${action.application.name}): role`, c.now)
+      await revokeUserSessions(c.trx, user.id, `changed by SCIM (${actor.name}): role`, c.now)
       await c.record({
         userId: user.id,
+        ...actor.entry,
         kind: 'updated',
         activity: `Changed role of ${user.name} (${user.email})`,
-        details: `role: ${user.role} → ${next}; by SCIM (${action.application.name})`,
+        details: `role: ${user.role} → ${next}; by SCIM (${actor.name})`,
         changes: [{ field: 'role', from: user.role, to: next }],
         ip: action.ip,
       })

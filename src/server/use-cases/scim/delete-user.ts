@@ -5,7 +5,7 @@ import { isUuid } from '~server/data/users/users'
 import { deleteAccountAppData, deleteAccountRow, detachActivity } from '~server/data/own-data/account-deletion'
 import { scimUserColumns } from '~server/data/scim/scim-users'
 import { scimForbidden, scimNotFound } from '~server/scim/errors'
-import { lockForScimWrite, type ScimAction } from './scim-rules'
+import { lockForScimWrite, type ScimAction, stillAllowedApplication } from './scim-rules'
 
 /**
  * A directory deletes an account (DELETE /Users/:id): in one transaction it becomes INACTIVE and is
@@ -17,18 +17,20 @@ export async function deleteScimUser(ctx: AppContext, action: ScimAction, id: st
   if (!isUuid(id)) throw scimNotFound(`No user ${JSON.stringify(id)}`)
   await commitChange(ctx, async (c) => {
     await lockForScimWrite(c.trx)
+    const actor = await stillAllowedApplication(c.trx, action)
     const target = await c.trx.selectFrom('users').select(scimUserColumns).where('id', '=', id).forUpdate().executeTakeFirst()
     if (!target) throw scimNotFound(`No user ${JSON.stringify(id)}`)
     if (target.role === 'ADMIN') throw scimForbidden('Admin users cannot be deleted')
     await c.record({
       userId: target.id,
+      ...actor.entry,
       kind: 'deleted',
       activity: `Deleted user ${target.name} (${target.email})`,
-      details: `role: ${target.role}; status: ${target.status} → INACTIVE; deleted by SCIM (${action.application.name})`,
+      details: `role: ${target.role}; status: ${target.status} → INACTIVE; deleted by SCIM (${actor.name})`,
       ip: action.ip,
     })
     await c.trx.updateTable('users').set({ status: 'INACTIVE', updated_at: c.now }).where('id', '=', target.id).execute()
-    await revokeUserSessions(c.trx, target.id, `account deleted by SCIM (${action.application.name})`, c.now)
+    await revokeUserSessions(c.trx, target.id, `account deleted by SCIM (${actor.name})`, c.now)
     await deleteAccountAppData(c.trx, target.id)
     await detachActivity(c.trx, target.id)
     await deleteAccountRow(c.trx, target.id)

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely'
 import type { Status } from '~shared/constants'
 import type { Database } from '~server/db/types'
 import { ScimError, uniqueness } from '~server/scim/errors'
-import { ACTIVE_ADMINS_LOCK } from '~server/use-cases/users/admin-rules'
+import { ACTIVE_ADMINS_LOCK, type CheckedActor, stillAllowedActor } from '~server/use-cases/users/admin-rules'
 
 /**
  * What every SCIM change shares. The caller is a service application holding the `scim` scope
@@ -20,6 +20,14 @@ export interface ScimAction {
  */
 export async function lockForScimWrite(trx: Transaction<Database>): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(${ACTIVE_ADMINS_LOCK})`.execute(trx)
+}
+
+/**
+ * The application is still enabled and still a service application (an admin may have disabled it
+ * since its credential was checked); the entry names it as it is named now.
+ */
+export function stillAllowedApplication(trx: Transaction<Database>, action: ScimAction): Promise<CheckedActor> {
+  return stillAllowedActor(trx, { actorId: null, application: action.application })
 }
 
 export const lastAdmin = () => new ScimError(403, 'At least one active administrator must remain')

@@ -8,7 +8,7 @@ import { findUserNameHolder, scimUserColumns } from '~server/data/scim/scim-user
 import { countOtherActiveAdmins, isEmailTaken, isUuid } from '~server/data/users/users'
 import { scimNotFound, uniqueness } from '~server/scim/errors'
 import type { ScimUserRecord, UserInput } from '~server/scim/user-resource'
-import { lastAdmin, lockForScimWrite, type ScimAction, statusFor, uniqueViolation } from './scim-rules'
+import { lastAdmin, lockForScimWrite, type ScimAction, stillAllowedApplication, statusFor, uniqueViolation } from './scim-rules'
 
 /**
  * A directory creates an account (POST /Users): ACTIVE (unless it says `active: false`) and
@@ -22,6 +22,7 @@ export async function createScimUser(ctx: AppContext, action: ScimAction, input:
   try {
     return await commitChange(ctx, async (c) => {
       await lockForScimWrite(c.trx)
+      const actor = await stillAllowedApplication(c.trx, action)
       if (await findUserNameHolder(c.trx, input.userName)) throw uniqueness('Another account has that userName')
       if (await isEmailTaken(c.trx, input.email)) throw uniqueness('Another account has that address')
       const status = statusFor(undefined, input.active)
@@ -46,8 +47,9 @@ export async function createScimUser(ctx: AppContext, action: ScimAction, input:
         .executeTakeFirstOrThrow()
       await c.record({
         userId: created.id,
+        ...actor.entry,
         kind: 'registered',
-        activity: `Created by SCIM (${action.application.name})`,
+        activity: `Created by SCIM (${actor.name})`,
         details: `role: CLIENT; status: ${status}`,
         ip: action.ip,
       })
@@ -70,6 +72,7 @@ export async function updateScimUser(ctx: AppContext, action: ScimAction, id: st
   try {
     return await commitChange(ctx, async (c) => {
       await lockForScimWrite(c.trx)
+      const actor = await stillAllowedApplication(c.trx, action)
       const current = await c.trx.selectFrom('users').select(scimUserColumns).where('id', '=', id).forUpdate().executeTakeFirst()
       if (!current) throw scimNotFound(`No user ${JSON.stringify(id)}`)
       const input = next(current)
@@ -106,7 +109,7 @@ export async function updateScimUser(ctx: AppContext, action: ScimAction, id: st
         .returning(scimUserColumns)
         .executeTakeFirstOrThrow()
       if (changes.fields.includes('status') || emailChanged) {
-        await revokeUserSessions(c.trx, current.id, `changed by SCIM (${action.application.name}): ${changes.fields.join(', ')}`, c.now)
+        await revokeUserSessions(c.trx, current.id, `changed by SCIM (${actor.name}): ${changes.fields.join(', ')}`, c.now)
       }
       if (emailChanged) {
         await retireOneTimeTokens(c.trx, current.id, 'reset-password', c.now)
@@ -117,9 +120,10 @@ export async function updateScimUser(ctx: AppContext, action: ScimAction, id: st
         const details = [changes.details, ...scimChanges.map((field) => `${field} changed`)].filter(Boolean).join('; ')
         await c.record({
           userId: current.id,
+          ...actor.entry,
           kind: 'updated',
           activity: `Updated user ${current.name} (${current.email})`,
-          details: `${details}; by SCIM (${action.application.name})`,
+          details: `${details}; by SCIM (${actor.name})`,
           changes: changes.changes,
           ip: action.ip,
         })
