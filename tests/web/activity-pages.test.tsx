@@ -118,6 +118,7 @@ describe('entries in the interface language', () => {
     entry({ activity: 'Failed login', details: 'Account is suspended', user: ada }),
     entry({ activity: 'Imported from mern-ums', details: 'users.json, line 12', user: ada }),
     entry({ activity: 'Upgraded password storage', details: 'bcrypt → Argon2id', user: ada }),
+    entry({ activity: 'Created by SCIM (Entra ID)', details: 'role: CLIENT; status: ACTIVE', user: ada }),
   ]
   const expected = {
     fr: [
@@ -129,6 +130,7 @@ describe('entries in the interface language', () => {
       ['Échec de connexion', 'Échec', 'Le compte est suspendu'],
       ['Importé depuis mern-ums', 'Importé', 'users.json, line 12'],
       ['Stockage du mot de passe mis à niveau', 'Mis à niveau', 'bcrypt → Argon2id'],
+      ['Créé par SCIM (Entra ID)', 'Créé', 'role: CLIENT; status: ACTIVE'],
     ],
     es: [
       ['Sesión iniciada', 'Sesión'],
@@ -139,6 +141,7 @@ describe('entries in the interface language', () => {
       ['Inicio de sesión fallido', 'Fallido', 'La cuenta está suspendida'],
       ['Importado desde mern-ums', 'Importado', 'users.json, line 12'],
       ['Almacenamiento de la contraseña actualizado', 'Actualizado', 'bcrypt → Argon2id'],
+      ['Creado por SCIM (Entra ID)', 'Creado', 'role: CLIENT; status: ACTIVE'],
     ],
     de: [
       ['Angemeldet', 'Sitzung'],
@@ -149,6 +152,7 @@ describe('entries in the interface language', () => {
       ['Anmeldung fehlgeschlagen', 'Fehlgeschlagen', 'Das Konto ist gesperrt'],
       ['Importiert aus mern-ums', 'Importiert', 'users.json, line 12'],
       ['Passwortspeicherung erneuert', 'Erneuert', 'bcrypt → Argon2id'],
+      ['Von SCIM erstellt (Entra ID)', 'Erstellt', 'role: CLIENT; status: ACTIVE'],
     ],
     en: [
       ['Logged in', 'Logged'],
@@ -159,6 +163,7 @@ describe('entries in the interface language', () => {
       ['Failed login', 'Failed', 'Account is suspended'],
       ['Imported from mern-ums', 'Imported', 'users.json, line 12'],
       ['Upgraded password storage', 'Upgraded', 'bcrypt → Argon2id'],
+      ['Created by SCIM (Entra ID)', 'Created', 'role: CLIENT; status: ACTIVE'],
     ],
   } as const
 

@@ -337,6 +337,7 @@ const de: Messages = {
       downloadedAccountData: 'Kontodaten heruntergeladen',
       failedAccountDeletion: 'Kontolöschung fehlgeschlagen',
       deletedAccount: 'Konto {{name}} ({{email}}) gelöscht',
+      createdBySCIM: 'Von SCIM erstellt ({{application}})',
     },
     badges: {
       logged: 'Sitzung',

@@ -171,6 +171,7 @@ export const enApp = {
       downloadedAccountData: 'Downloaded account data',
       failedAccountDeletion: 'Failed account deletion',
       deletedAccount: 'Deleted account {{name}} ({{email}})',
+      createdBySCIM: 'Created by SCIM ({{application}})',
     },
     /** The badge: the first word of the English text, by that word in lower case. */
     badges: {

@@ -337,6 +337,7 @@ const es: Messages = {
       downloadedAccountData: 'Datos de la cuenta descargados',
       failedAccountDeletion: 'Eliminación de la cuenta fallida',
       deletedAccount: 'Cuenta {{name}} ({{email}}) eliminada',
+      createdBySCIM: 'Creado por SCIM ({{application}})',
     },
     badges: {
       logged: 'Sesión',

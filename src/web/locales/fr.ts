@@ -337,6 +337,7 @@ const fr: Messages = {
       downloadedAccountData: 'Données du compte téléchargées',
       failedAccountDeletion: 'Échec de la suppression du compte',
       deletedAccount: 'Compte {{name}} ({{email}}) supprimé',
+      createdBySCIM: 'Créé par SCIM ({{application}})',
     },
     badges: {
       logged: 'Session',

@@ -25,7 +25,7 @@ export interface DescribedChanges {
 
 const ORDER = ['role', 'status', 'name', 'email', 'phone'] as const
 
-export function describeChanges(current: UserRecord, requested: EditableFields): DescribedChanges {
+export function describeChanges(current: Pick<UserRecord, (typeof ORDER)[number]>, requested: EditableFields): DescribedChanges {
   const fields: (keyof EditableFields)[] = []
   const values: EditableFields = {}
   const parts: string[] = []

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import type { AppContext } from '~server/context'
 import { registerScimPlumbing } from '~server/http/scim-plumbing'
+import { registerScimAuthentication } from './caller'
 import { scimDiscoveryRoutes } from './discovery'
+import { scimGroupRoutes } from './groups'
+import { scimUserRoutes } from './users'
 
 /** Where the SCIM service answers: APP_URL/scim/v2 (contract section 13). */
 export const SCIM_PATH = '/scim/v2'
@@ -17,6 +20,12 @@ export function scimBaseUrl(appUrl: string): string {
 export function scimRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     registerScimPlumbing(app)
-    await app.register(scimDiscoveryRoutes(scimBaseUrl(ctx.config.appUrl)))
+    const baseUrl = scimBaseUrl(ctx.config.appUrl)
+    await app.register(scimDiscoveryRoutes(baseUrl))
+    await app.register(async (resources) => {
+      registerScimAuthentication(resources, ctx)
+      await resources.register(scimUserRoutes(ctx, baseUrl))
+      await resources.register(scimGroupRoutes(ctx, baseUrl))
+    })
   }
 }
