@@ -145,24 +145,31 @@ export function accountExportJsonSchema(): Record<string, unknown> {
 
 export const deleteAccountMessages = {
   oneProof: 'Enter your password, or confirm with a passkey',
+  /** `freshSignIn` from an account that has a password: the password is its proof. */
+  hasPassword: 'This account has a password: confirm with it',
+  /** `freshSignIn` more than five minutes after the session's sign-in. */
+  signInAgain: 'Sign in again, then delete your account within 5 minutes',
   oneCode: 'Enter a code or a recovery code, not both',
   invalidCode: twoFactorMessages.invalidCode,
 } as const
 
 /**
  * `POST /auth/delete-account`: the password, or a passkey's assertion (`passkeyResponse`, which
- * counts as two factors, as at sign-in); and when two-factor is on and the proof is the password,
- * the authenticator app's `code` or a `recoveryCode`.
+ * counts as two factors, as at sign-in), or, for an account without a password (made by an
+ * identity provider or a directory), `freshSignIn`: the session itself signed in within the last 5
+ * minutes; and when two-factor is on and the proof is not a passkey, the authenticator app's
+ * `code` or a `recoveryCode`.
  */
 export const deleteAccountSchema = z
   .strictObject({
     password: currentPasswordField.optional(),
     passkeyResponse: authenticationResponseSchema.optional(),
+    freshSignIn: z.literal(true).optional(),
     code: totpCodeField.optional(),
     recoveryCode: recoveryCodeField.optional(),
   })
   .superRefine((value, ctx) => {
-    if ((value.password === undefined) === (value.passkeyResponse === undefined)) {
+    if ([value.password, value.passkeyResponse, value.freshSignIn].filter((proof) => proof !== undefined).length !== 1) {
       ctx.addIssue({ code: 'custom', path: ['password'], message: deleteAccountMessages.oneProof })
     }
     if (value.code !== undefined && value.recoveryCode !== undefined) {

@@ -2,6 +2,7 @@ import type { AuthenticationResponseJSON } from '@simplewebauthn/server'
 import type { Language } from '~shared/constants'
 import { adminRuleMessages } from '~shared/schemas/admin'
 import { deleteAccountMessages } from '~shared/schemas/own-data'
+import { NO_PASSWORD } from '~server/auth/password'
 import { hashRecoveryCode } from '~server/auth/recovery-codes'
 import type { AuthState } from '~server/auth/session-check'
 import { revokeUserSessions } from '~server/auth/sessions'
@@ -12,7 +13,7 @@ import { deleteAccountAppData, deleteAccountRow, detachActivity } from '~server/
 import { recordPasskeyUse } from '~server/data/passkeys/passkeys'
 import { claimTotpStep, findTotp, hasUnusedRecoveryCode, useRecoveryCode } from '~server/data/two-factor/second-factors'
 import { findCredentialsByEmail, lockUserRow } from '~server/data/users/users'
-import { badRequest, fieldErrors, forbidden, type HttpError, unauthorized } from '~server/http/errors'
+import { badRequest, conflict, fieldErrors, forbidden, type HttpError, unauthorized } from '~server/http/errors'
 import { RULES } from '~server/rate-limit/rules'
 import { checkPasskeyConfirmation, type PasskeyProof } from '~server/use-cases/passkeys/passkey-confirmation'
 
@@ -38,11 +39,15 @@ import { checkPasskeyConfirmation, type PasskeyProof } from '~server/use-cases/p
 export interface DeleteAccountInput extends AuthState {
   password?: string | undefined
   passkeyResponse?: AuthenticationResponseJSON | undefined
+  freshSignIn?: true | undefined
   code?: string | undefined
   recoveryCode?: string | undefined
   ip: string
   lang: Language
 }
+
+/** How recent a sign-in stands for the password of an account without one (contract section 15). */
+const FRESH_SIGN_IN_MS = 5 * 60_000
 
 const wrongPassword = () => fieldErrors([{ field: 'password', message: 'Current password is incorrect' }])
 /** Under the field the code was given in (`code` when none was). */
@@ -68,6 +73,20 @@ export async function deleteAccount(ctx: AppContext, input: DeleteAccountInput):
     const proof = await checkPasskeyConfirmation(ctx, { userId: user.id, response: input.passkeyResponse })
     if (!proof) return refuse('Passkey check failed', passkeyRejected())
     second = { kind: 'passkey', proof }
+  } else if (input.freshSignIn) {
+    // An account without a password (made by an identity provider or a directory) proves itself by
+    // having signed in moments ago: a provider or passkey sign-in, the only ways it has.
+    const credentials = await findCredentialsByEmail(ctx.db, user.email)
+    if (!credentials || credentials.id !== user.id || credentials.password_hash !== NO_PASSWORD) {
+      return refuse('Asked without the password', fieldErrors([{ field: 'password', message: deleteAccountMessages.hasPassword }]))
+    }
+    const session = await ctx.db.selectFrom('sessions').select('created_at').where('id', '=', input.sessionId).executeTakeFirst()
+    if (!session || ctx.clock().getTime() - new Date(session.created_at).getTime() > FRESH_SIGN_IN_MS) {
+      return refuse('Sign-in not recent', conflict(deleteAccountMessages.signInAgain, 'FRESH_SIGN_IN_REQUIRED'))
+    }
+    const step = await secondStep(ctx, input)
+    if (!step) return refuse('Wrong two-factor code', invalidCode(input))
+    second = step
   } else {
     const credentials = await findCredentialsByEmail(ctx.db, user.email)
     if (!credentials || credentials.id !== user.id || !(await ctx.hasher.verify(credentials.password_hash, input.password ?? ''))) {
@@ -91,7 +110,7 @@ export async function deleteAccount(ctx: AppContext, input: DeleteAccountInput):
       userId: account.id,
       kind: 'deleted',
       activity: `Deleted account ${account.name} (${account.email})`,
-      details: `role: ${account.role}; deleted by its owner${second.kind === 'passkey' ? ' with a passkey' : ''}`,
+      details: `role: ${account.role}; deleted by its owner${second.kind === 'passkey' ? ' with a passkey' : input.freshSignIn ? ' after signing in again' : ''}`,
       ip,
     })
     await revokeUserSessions(c.trx, account.id, 'account deleted', c.now)
