@@ -161,9 +161,49 @@ const APPLICATION = {
   allowedRoles: ['ADMIN', 'DEVELOPER'],
   firstParty: false,
   enabled: true,
+  scopes: [],
+  jwks: null,
   createdAt: '2026-01-05T10:00:00.000Z',
   updatedAt: '2026-01-05T10:00:00.000Z',
 } as const
+
+/** A service application with API keys, for its page (contract section 11). */
+const SERVICE_APPLICATION = {
+  ...APPLICATION,
+  id: 'app_accessibilityservicea',
+  name: 'Payroll Sync',
+  type: 'service',
+  redirectUris: [],
+  postLogoutRedirectUris: [],
+  backchannelLogoutUri: null,
+  allowedRoles: [],
+  scopes: ['users:read', 'users:write'],
+} as const
+const API_KEYS = [
+  { id: 'k1', name: 'Nightly export', createdAt: '2026-01-05T10:00:00.000Z', expiresAt: null, lastUsedAt: null, prefix: 'acc_sk_AbCdE' },
+  {
+    id: 'k2',
+    name: 'HR import',
+    createdAt: '2026-01-06T10:00:00.000Z',
+    expiresAt: '2027-01-06T10:00:00.000Z',
+    lastUsedAt: '2026-01-07T10:00:00.000Z',
+    prefix: 'acc_sk_ZyXwV',
+  },
+]
+
+async function showServiceApplication(page: Page) {
+  await page.route(`**/api/admin/applications/${SERVICE_APPLICATION.id}`, (route) =>
+    route.fulfill(answer(200, { success: true, data: { application: SERVICE_APPLICATION } })),
+  )
+  await page.route(`**/api/admin/applications/${SERVICE_APPLICATION.id}/keys`, (route) =>
+    route.request().method() === 'GET'
+      ? route.fulfill(answer(200, { success: true, data: { keys: API_KEYS } }))
+      : route.fulfill(answer(201, { success: true, data: { key: { ...API_KEYS[0], id: 'k3', name: 'New key' }, secret: `acc_sk_${'a'.repeat(49)}` } })),
+  )
+  await page.goto(`/admin/applications/${SERVICE_APPLICATION.id}`)
+  await h1(page, SERVICE_APPLICATION.name)
+  await page.getByRole('table', { name: 'API keys' }).waitFor()
+}
 
 async function showConnectedApps(page: Page) {
   await page.route('**/api/auth/applications', (route) =>
@@ -828,6 +868,31 @@ const SCREENS: Screen[] = [
       await page.goto(`/admin/applications/${APPLICATION.id}`)
       await h1(page, APPLICATION.name)
       await page.getByRole('textbox', { name: 'End session endpoint' }).waitFor()
+    },
+  },
+  { name: 'service-application-page', who: 'admin', open: showServiceApplication },
+  {
+    name: 'service-application-new-key',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await showServiceApplication(page)
+      await page.getByLabel('Key name').fill('New key')
+      await page.getByRole('button', { name: 'Create key' }).click()
+      await page.getByRole('dialog', { name: 'New API Key' }).getByRole('button', { name: 'Copy API key' }).waitFor()
+    },
+  },
+  {
+    name: 'applications-new-service',
+    who: 'admin',
+    within: '[role="dialog"]',
+    async open(page) {
+      await page.goto('/admin/applications')
+      await page.getByRole('button', { name: 'New application' }).click()
+      const dialog = page.getByRole('dialog', { name: 'New Application' })
+      await dialog.getByRole('radio', { name: 'Service' }).check()
+      await dialog.getByRole('button', { name: 'Create application' }).click()
+      await dialog.getByText('Choose at least one scope').waitFor()
     },
   },
   at('admin', 'activity-logs', '/admin/activity-logs', 'Activity Logs', (page) => page.getByRole('list', { name: 'Activity entries' }).waitFor()),

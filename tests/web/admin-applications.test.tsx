@@ -194,6 +194,72 @@ describe('applications', () => {
     expect(document.body.textContent).not.toContain('the-secret-shown-once')
   })
 
+  test('a service application: its scopes with the line each allows, no sign-in settings; its secret shown once', async () => {
+    const { api, user } = renderApplications([])
+    api.on('POST /admin/applications', (request) => ({
+      status: 201,
+      body: { success: true, data: { application: { ...wiki, ...(request.body as object), redirectUris: [], jwks: null }, clientSecret: 'service-secret' } },
+    }))
+    await user.click(await screen.findByRole('button', { name: 'New application' }))
+    const dialog = await screen.findByRole('dialog', { name: 'New Application' })
+    await user.type(within(dialog).getByLabelText('Name'), 'Payroll Sync')
+    await user.click(within(dialog).getByRole('radio', { name: 'Service' }))
+    expect(within(dialog).queryByLabelText(/^Redirect URIs/)).toBeNull()
+    const usersRead = within(dialog).getByRole('checkbox', { name: 'users:read' })
+    expect(usersRead.getAttribute('aria-describedby')).toBeTruthy()
+    expect(within(dialog).getByText('Read users, their list and export, and the dashboard figures')).toBeTruthy()
+    await user.click(within(dialog).getByRole('button', { name: 'Create application' }))
+    expect(await within(dialog).findByText('Choose at least one scope')).toBeTruthy()
+    expect(api.callsTo('POST /admin/applications')).toHaveLength(0)
+
+    await user.click(usersRead)
+    await user.click(within(dialog).getByRole('checkbox', { name: 'users:write' }))
+    await user.click(within(dialog).getByRole('button', { name: 'Create application' }))
+    const credentials = await screen.findByRole('dialog', { name: 'Client Credentials' })
+    expect(api.callsTo('POST /admin/applications')[0]!.body).toEqual({ name: 'Payroll Sync', type: 'service', scopes: ['users:read', 'users:write'] })
+    expect((within(credentials).getByLabelText('Client secret') as HTMLInputElement).value).toBe('service-secret')
+  })
+
+  test("a service application's page lists its API keys, creates one shown once with Copy, and deletes one", async () => {
+    const service: Application = { ...wiki, id: 'app_service', name: 'Payroll Sync', type: 'service', redirectUris: [], scopes: ['users:read'] }
+    const key = { id: 'k1', name: 'Nightly export', createdAt: '2026-05-01T10:00:00.000Z', expiresAt: null, lastUsedAt: null, prefix: 'acc_sk_AbCdE' }
+    let keys = [key]
+    const api = answerDiscovery(installFakeApi())
+      .on('GET /admin/applications/:id', ok({ application: service }))
+      .on('GET /admin/applications/:id/keys', () => ok({ keys }))
+      .on('POST /admin/applications/:id/keys', (request) => {
+        const created = { ...key, id: 'k2', name: (request.body as { name: string }).name, prefix: 'acc_sk_ZyXwV' }
+        keys = [...keys, created]
+        return { status: 201, body: { success: true, data: { key: created, secret: 'acc_sk_ZyXwVsecret' } } }
+      })
+      .on('DELETE /admin/applications/:id/keys/:keyId', (request) => {
+        keys = keys.filter((k) => k.id !== request.params.keyId)
+        return ok()
+      })
+    const { user } = renderApp(<ApplicationPage />, { url: `/admin/applications/${service.id}`, path: '/admin/applications/:id', user: admin })
+    const table = await screen.findByRole('table', { name: 'API keys' })
+    expect(within(table).getByText('acc_sk_AbCdE…')).toBeTruthy()
+    expect(within(table).getByText('Never')).toBeTruthy()
+    expect(within(table).getByText('Does not expire')).toBeTruthy()
+    expect(screen.getByText('users:read')).toBeTruthy()
+
+    await user.type(screen.getByLabelText('Key name'), 'HR import')
+    await user.click(screen.getByRole('button', { name: 'Create key' }))
+    const shown = await screen.findByRole('dialog', { name: 'New API Key' })
+    expect(api.callsTo('POST /admin/applications/:id/keys')[0]!.body).toEqual({ name: 'HR import' })
+    expect((within(shown).getByLabelText('API key') as HTMLInputElement).value).toBe('acc_sk_ZyXwVsecret')
+    await user.click(within(shown).getByRole('button', { name: 'Copy API key' }))
+    expect(await navigator.clipboard.readText()).toBe('acc_sk_ZyXwVsecret')
+    await user.click(within(shown).getByRole('button', { name: 'Done' }))
+    await waitFor(() => expect(document.body.textContent).not.toContain('acc_sk_ZyXwVsecret'))
+
+    await user.click(await screen.findByRole('button', { name: 'Delete key Nightly export' }))
+    const confirm = await screen.findByRole('dialog', { name: 'Delete API Key' })
+    await user.click(within(confirm).getByRole('button', { name: 'Delete key' }))
+    await waitFor(() => expect(api.callsTo('DELETE /admin/applications/:id/keys/:keyId')).toHaveLength(1))
+    await waitFor(() => expect(screen.queryByText('acc_sk_AbCdE…')).toBeNull())
+  })
+
   test("the form checks the fields with the server's rules before sending", async () => {
     const { api, user } = renderApplications([])
     const dialog = await fillNewApplication(user, 'http://wiki.example.com/callback')

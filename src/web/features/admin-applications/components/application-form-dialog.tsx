@@ -8,6 +8,7 @@ import {
   createApplicationSchema,
   updateApplicationSchema,
 } from '~shared/schemas/applications'
+import { API_SCOPE_NAMES, API_SCOPES, type ApiScope } from '~shared/scopes'
 import { Button } from '~web/components/ui/button'
 import { Dialog } from '~web/components/ui/dialog'
 import { Field } from '~web/components/ui/field'
@@ -19,7 +20,7 @@ import { notify } from '~web/lib/toast'
 import { useCreateApplication, useUpdateApplication } from '../api/applications'
 import type { Credentials } from './credentials-dialog'
 
-const FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'allowedRoles', 'firstParty'] as const
+const FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'allowedRoles', 'firstParty', 'scopes', 'jwks'] as const
 type FormField = (typeof FIELDS)[number]
 type Errors = Partial<Record<FormField, string>>
 
@@ -31,6 +32,9 @@ interface Values {
   backchannelLogoutUri: string
   allowedRoles: Role[]
   firstParty: boolean
+  scopes: ApiScope[]
+  /** A pasted JSON Web Key Set (a new service application only); empty: a client secret instead. */
+  jwks: string
 }
 
 const lines = (text: string) =>
@@ -48,11 +52,29 @@ function valuesOf(application: Application | null): Values {
     backchannelLogoutUri: application?.backchannelLogoutUri ?? '',
     allowedRoles: application?.allowedRoles ?? [],
     firstParty: application?.firstParty ?? false,
+    scopes: (application?.scopes ?? []) as ApiScope[],
+    jwks: '',
   }
 }
 
-/** The request body: one address a line, an empty back-channel URI as none. */
-function bodyOf(values: Values): CreateApplicationInput {
+/** The pasted key set as JSON; text that is not JSON goes as it is, and the schema says what is wrong. */
+function keySetOf(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/**
+ * The request body: one address a line, an empty back-channel URI as none. A service application
+ * sends its scopes (and, when created with one, its key set) instead of the sign-in settings.
+ */
+function bodyOf(values: Values, editing: boolean): CreateApplicationInput {
+  if (values.type === 'service') {
+    const keySet = !editing && values.jwks.trim() !== '' ? { jwks: keySetOf(values.jwks.trim()) as CreateApplicationInput['jwks'] } : {}
+    return { name: values.name, type: values.type, scopes: values.scopes, ...keySet }
+  }
   return {
     name: values.name,
     type: values.type,
@@ -124,7 +146,7 @@ function ApplicationForm({ application, onClose, onCreated }: { application: App
 
   const submit = async (event: FormEvent) => {
     event.preventDefault()
-    const body = bodyOf(values)
+    const body = bodyOf(values, !!application)
     const checked = (application ? updateApplicationSchema : createApplicationSchema).safeParse(body)
     if (!checked.success) {
       showErrors(errorsOf(checked.error.issues.map((issue) => ({ field: issue.path.join('.'), message: issue.message }))))
@@ -141,7 +163,7 @@ function ApplicationForm({ application, onClose, onCreated }: { application: App
       } else {
         const created = await create.mutateAsync(body)
         notify.success(t('applications.created'))
-        onCreated({ name: created.application.name, clientId: created.application.id, clientSecret: created.clientSecret })
+        onCreated({ name: created.application.name, clientId: created.application.id, clientSecret: created.clientSecret, keySet: created.application.jwks !== null })
       }
     } catch (error) {
       const found = isApiError(error) ? errorsOf(error.fieldErrors) : {}
@@ -152,7 +174,6 @@ function ApplicationForm({ application, onClose, onCreated }: { application: App
     }
   }
 
-  const textareaClass = cn(controlClass, 'h-auto min-h-20 py-2 font-mono')
   return (
     <form noValidate onSubmit={(event) => void submit(event)} className="space-y-4">
       <Field label={t('applications.fields.name')} error={errors.name}>
@@ -174,6 +195,58 @@ function ApplicationForm({ application, onClose, onCreated }: { application: App
           </CheckControl>
         ))}
       </Choices>
+      {values.type === 'service' ? (
+        <ServiceFields values={values} errors={errors} creating={!application} set={set} />
+      ) : (
+        <SignInFields values={values} errors={errors} set={set} />
+      )}
+      <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">
+        <Button variant="outline" onClick={onClose}>
+          {t('common.cancel')}
+        </Button>
+        <Button type="submit" disabled={submitting}>
+          {application ? (submitting ? t('applications.saving') : t('applications.save')) : submitting ? t('applications.creating') : t('applications.create')}
+        </Button>
+      </div>
+    </form>
+  )
+}
+
+type SetValue = <K extends keyof Values>(key: K, value: Values[K]) => void
+const textareaClass = cn(controlClass, 'h-auto min-h-20 py-2 font-mono')
+
+/** A service application's settings: its scopes, each with the line saying what it allows, and (new ones) a key set. */
+function ServiceFields({ values, errors, creating, set }: { values: Values; errors: Errors; creating: boolean; set: SetValue }) {
+  const { t, tm } = useI18n()
+  return (
+    <>
+      <Choices legend={t('applications.fields.scopes')} hint={t('applications.scopesHint')} error={errors.scopes}>
+        {API_SCOPE_NAMES.map((scope, index) => (
+          <CheckControl key={scope} label={scope} hint={tm(API_SCOPES[scope].allows)}>
+            <input
+              type="checkbox"
+              data-field={index === 0 ? 'scopes' : undefined}
+              className="mt-1"
+              checked={values.scopes.includes(scope)}
+              onChange={(event) => set('scopes', event.target.checked ? [...values.scopes, scope] : values.scopes.filter((s) => s !== scope))}
+            />
+          </CheckControl>
+        ))}
+      </Choices>
+      {creating ? (
+        <Field label={t('applications.jwks')} optional hint={t('applications.jwksHint')} error={errors.jwks}>
+          <textarea data-field="jwks" rows={4} spellCheck={false} className={textareaClass} value={values.jwks} onChange={(event) => set('jwks', event.target.value)} />
+        </Field>
+      ) : null}
+    </>
+  )
+}
+
+/** The settings of an application that signs people in. */
+function SignInFields({ values, errors, set }: { values: Values; errors: Errors; set: SetValue }) {
+  const { t } = useI18n()
+  return (
+    <>
       <Field label={t('applications.fields.redirectUris')} hint={t('applications.urisHint')} error={errors.redirectUris}>
         <textarea
           data-field="redirectUris"
@@ -223,15 +296,7 @@ function ApplicationForm({ application, onClose, onCreated }: { application: App
       <CheckControl label={t('applications.fields.firstParty')} hint={t('applications.firstPartyHint')}>
         <input type="checkbox" data-field="firstParty" className="mt-1" checked={values.firstParty} onChange={(event) => set('firstParty', event.target.checked)} />
       </CheckControl>
-      <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">
-        <Button variant="outline" onClick={onClose}>
-          {t('common.cancel')}
-        </Button>
-        <Button type="submit" disabled={submitting}>
-          {application ? (submitting ? t('applications.saving') : t('applications.save')) : submitting ? t('applications.creating') : t('applications.create')}
-        </Button>
-      </div>
-    </form>
+    </>
   )
 }
 

@@ -8,6 +8,7 @@ import { paths } from '~web/config/paths'
 import { ApiError } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
 import { useApplication } from '../api/applications'
+import { ApiKeysCard } from './api-keys-card'
 import { ApplicationSettings } from './application-settings'
 import { CopyField } from './copy-field'
 import { ProviderAddresses } from './provider-addresses'
@@ -49,12 +50,15 @@ export function ApplicationPage() {
             <Card>
               <CardHeader>
                 <CardTitle>{t('applications.page.credentials')}</CardTitle>
-                <CardDescription>{application.type === 'confidential' ? t('applications.page.secretHint') : t('applications.noSecret')}</CardDescription>
+                <CardDescription>
+                  {application.jwks ? t('applications.keySetNoSecret') : application.type === 'public' ? t('applications.noSecret') : t('applications.page.secretHint')}
+                </CardDescription>
               </CardHeader>
               <CardContent>
                 <CopyField label={t('applications.clientId')} value={application.id} />
               </CardContent>
             </Card>
+            {application.type === 'service' ? <ApiKeysCard application={application} /> : null}
             <Card>
               <CardContent className="pt-4 sm:pt-6">
                 <ProviderAddresses heading="h2" />

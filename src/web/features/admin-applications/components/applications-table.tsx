@@ -107,7 +107,7 @@ function RowActions({ application, onAction }: { application: Application; onAct
           <Pencil aria-hidden className="size-4" />
           {t('applications.edit')}
         </MenuItem>
-        {application.type === 'confidential' ? (
+        {application.type === 'confidential' || (application.type === 'service' && !application.jwks) ? (
           <MenuItem onSelect={() => onAction(application, 'replace-secret')}>
             <KeyRound aria-hidden className="size-4" />
             {t('applications.replaceSecret')}

@@ -10,6 +10,8 @@ export interface Credentials {
   name: string
   clientId: string
   clientSecret?: string | undefined
+  /** A service application that signs in with its key set (private_key_jwt): no secret at all. */
+  keySet?: boolean
 }
 
 /**
@@ -42,7 +44,7 @@ export function CredentialsDialog({ credentials, onClose }: { credentials: Crede
               </p>
             </>
           ) : (
-            <p className="text-sm text-muted">{t('applications.noSecret')}</p>
+            <p className="text-sm text-muted">{credentials.keySet ? t('applications.keySetNoSecret') : t('applications.noSecret')}</p>
           )}
           <ProviderAddresses />
           <div className="flex justify-end pt-2">
