@@ -310,6 +310,21 @@ describe('deliveries', () => {
     expect(mails[0]!.text).toContain(receiver.url())
   })
 
+  it('shows deliveries by outcome, the queue depth and the age of the oldest waiting delivery in the metrics', async () => {
+    const sample = (text: string, name: string, labels = '') => Number(new RegExp(`^${name}${labels.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1])
+    const scrape = async () => (await t.request('GET', '/metrics')).body
+    const before = await scrape()
+    const { id } = await addEndpoint(['webhook.test'])
+    receiver.answer(() => ({ status: 500 }))
+    await api().post(`/api/admin/webhooks/${id}/test`, {})
+    await deliver()
+    t.clock.advance(60)
+    const after = await scrape()
+    expect(sample(after, 'accounts_webhook_deliveries_total', '{outcome="failed"}')).toBe(sample(before, 'accounts_webhook_deliveries_total', '{outcome="failed"}') + 1)
+    expect(sample(after, 'accounts_webhook_queue_deliveries')).toBe(1)
+    expect(sample(after, 'accounts_webhook_oldest_pending_seconds')).toBe(60)
+  })
+
   it('drops pending deliveries with a deleted endpoint', async () => {
     const { id } = await addEndpoint(['webhook.test'])
     await t.ctx.db.updateTable('webhooks').set({ enabled: false }).where('id', '=', id).execute()

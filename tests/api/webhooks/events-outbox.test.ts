@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { commitChange } from '~server/change'
 import { type SignedIn, STRONG_PASSWORD, useTestApp } from '../../support/test-app'
 import { as, expectSuccess } from '../helpers/requests'
+import { scimCredential, scimRequest } from '../helpers/scim'
 import { quickSignIn, quickUser } from '../helpers/users'
 
 /**
@@ -138,5 +139,37 @@ describe('the events feed for service applications', () => {
     const refused = await t.request('GET', '/api/admin/events', { headers: { authorization: `Bearer ${other}` } })
     expect(refused.statusCode).toBe(403)
     expect(refused.json().code).toBe('INSUFFICIENT_SCOPE')
+  })
+})
+
+describe('events of changes a directory makes by SCIM', () => {
+  it('records user.created, user.status_changed, user.role_changed and user.deleted', async () => {
+    const scim = scimRequest(t, await scimCredential(t, 'Entra ID'))
+    const email = `scim-${Date.now()}@example.com`
+    const created = await scim.post('/Users', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: email,
+      name: { givenName: 'Sid', familyName: 'Scim' },
+    })
+    expect(created.statusCode, created.body).toBe(201)
+    const id = created.json().id as string
+    const patched = await scim.patch(`/Users/${id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'Replace', path: 'active', value: 'False' }],
+    })
+    expect(patched.statusCode, patched.body).toBe(200)
+    const groups = (await scim.get('/Groups')).json().Resources as { id: string; displayName: string }[]
+    const moderators = groups.find((group) => group.displayName === 'MODERATOR')!
+    const joined = await scim.patch(`/Groups/${moderators.id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: id }] }],
+    })
+    expect(joined.statusCode, joined.body).toBeLessThan(300)
+    expect((await scim.delete(`/Users/${id}`)).statusCode).toBe(204)
+    const events = await eventsAbout(id)
+    expect(events.map((event) => event.type)).toEqual(['user.created', 'user.status_changed', 'user.role_changed', 'user.deleted'])
+    expect(events[1]!.data).toMatchObject({ from: 'ACTIVE', to: 'INACTIVE' })
+    expect(events[2]!.data).toMatchObject({ from: 'CLIENT', to: 'MODERATOR' })
+    expect(events[3]!.data).toEqual({ id, email })
   })
 })

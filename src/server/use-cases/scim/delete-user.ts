@@ -31,6 +31,7 @@ export async function deleteScimUser(ctx: AppContext, action: ScimAction, id: st
     })
     await c.trx.updateTable('users').set({ status: 'INACTIVE', updated_at: c.now }).where('id', '=', target.id).execute()
     await revokeUserSessions(c.trx, target.id, `account deleted by SCIM (${actor.name})`, c.now)
+    await c.emit('user.deleted', { id: target.id, email: target.email })
     await deleteAccountAppData(c.trx, target.id)
     await detachActivity(c.trx, target.id)
     await deleteAccountRow(c.trx, target.id)
