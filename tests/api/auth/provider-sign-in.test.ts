@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { federationMessages } from '~shared/schemas/federation'
 import { hashToken } from '~server/auth/secure-token'
 import { NO_PASSWORD } from '~server/auth/password'
+import { authorizationUrl, checkCallback, newAuthorizationRequest, upstreamConfiguration } from '~server/federation/openid-connect'
 import { type UpstreamProvider, startUpstreamProvider } from '../../support/upstream-provider'
 import { type SignedIn, uniqueEmail, useTestApp } from '../../support/test-app'
 import { ProviderBrowser } from '../helpers/provider-browser'
@@ -408,5 +409,23 @@ describe('linked sign-in methods in Profile', () => {
     expect(await identitiesOf(withPassword.id)).toEqual([])
     // Another person's identity is a 404.
     expectFailure(await as(t, withPassword).delete(`/api/auth/identities/${identities[0].id}`), 404)
+  })
+})
+
+describe('Microsoft’s identity (nOAuth)', () => {
+  it('is the tenant and object ids, never the e-mail, and its e-mail never counts as verified', async () => {
+    const redirectUri = 'http://app.test/microsoft-check'
+    upstream.addClient({ clientId: 'microsoft-check', clientSecret: 'upstream-secret', redirectUri })
+    const config = await upstreamConfiguration({ providerId: 'microsoft-check', issuer: upstream.issuer, clientId: 'microsoft-check', clientSecret: 'upstream-secret' })
+    const signIn = async (claims: Record<string, unknown>) => {
+      upstream.signInAs({ sub: 'pairwise-sub', ...claims })
+      const request = newAuthorizationRequest()
+      const url = await authorizationUrl(config, { ...request, redirectUri, scopes: ['openid', 'email', 'profile'] })
+      const back = await new ProviderBrowser(t).atProvider(url.href)
+      return checkCallback(config, { ...request, callbackUrl: new URL(back), redirectUri, kind: 'microsoft' })
+    }
+    const identity = await signIn({ tid: 'tenant-1', oid: 'object-1', email: 'ceo@victim.example.com', email_verified: true })
+    expect(identity).toMatchObject({ subject: 'tenant-1/object-1', email: 'ceo@victim.example.com', emailVerified: false })
+    await expect(signIn({ email: 'ceo@victim.example.com' })).rejects.toThrow('tid and oid')
   })
 })
