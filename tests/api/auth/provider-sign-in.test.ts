@@ -412,6 +412,44 @@ describe('linked sign-in methods in Profile', () => {
   })
 })
 
+describe('linking from Profile → Security', () => {
+  it('asks the password, then links the provider’s identity to the signed-in account; one linked elsewhere is refused', async () => {
+    const person = await quickSignIn(t, { name: 'Linking Lou' })
+    const subject = newSubject()
+    upstream.signInAs({ sub: subject, email: uniqueEmail('lou-at-provider'), email_verified: true })
+    const browser = new ProviderBrowser(t)
+    const start = (password: string) =>
+      browser.app('POST', `/api/auth/identities/${provider.id}/link`, { body: { password }, token: person.accessToken, csrf: person.csrfToken })
+    expectFailure(await start('Wrong-Password-1!'), 400, 'Current password is incorrect')
+    const { url } = expectSuccess(await start(person.password)).data
+    const done = expectSuccess(await browser.complete(await browser.callback(await browser.atProvider(url)))).data
+    expect(done).toMatchObject({ linked: true, identity: { providerId: provider.id, providerName: 'Company SSO' }, returnTo: '/profile' })
+    expect(await identitiesWithSubject(subject)).toMatchObject([{ user_id: person.id }])
+    const entry = await t.ctx.db
+      .selectFrom('activities')
+      .select('activity')
+      .where('user_id', '=', person.id)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(entry.activity).toBe('Linked Company SSO')
+
+    // Another account cannot take the same identity.
+    const other = await quickSignIn(t, { name: 'Other Otto' })
+    const second = new ProviderBrowser(t)
+    const { url: again } = expectSuccess(
+      await second.app('POST', `/api/auth/identities/${provider.id}/link`, { body: { password: other.password }, token: other.accessToken, csrf: other.csrfToken }),
+    ).data
+    expectFailure(
+      await second.complete(await second.callback(await second.atProvider(again))),
+      409,
+      federationMessages.linkedElsewhere('Company SSO'),
+      'IDENTITY_LINKED_ELSEWHERE',
+    )
+    expect(await identitiesOf(other.id)).toEqual([])
+  })
+})
+
 describe('Microsoft’s identity (nOAuth)', () => {
   it('is the tenant and object ids, never the e-mail, and its e-mail never counts as verified', async () => {
     const redirectUri = 'http://app.test/microsoft-check'
