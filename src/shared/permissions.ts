@@ -107,6 +107,7 @@ export const API_ACCESS = {
   'POST /auth/federation/complete': 'public',
   'POST /auth/federation/link': 'signed-in',
   'GET /auth/identities': 'signed-in',
+  'POST /auth/identities/:providerId/link': 'signed-in',
   'DELETE /auth/identities/:id': 'signed-in',
   // Webhooks, and the events feed a consumer catches up from (contract section 12).
   'GET /admin/webhooks': ADMIN_ONLY,

@@ -74,6 +74,7 @@ export const OPERATION_SUMMARIES: Partial<Record<ApiEndpoint, string>> = {
   'GET /auth/federation/:id/callback': 'Where the identity provider answers: to the handoff page, or back to the sign-in page',
   'POST /auth/federation/complete': 'Redeem a provider sign-in’s handoff (this browser’s only): tokens, the second step, or the proof an existing account asks',
   'POST /auth/federation/link': 'Link the provider identity waiting for the signed-in account (after proving it by signing in)',
+  'POST /auth/identities/:providerId/link': 'Start linking a provider to the signed-in account (password asked): where to send the browser',
   'GET /auth/identities': 'The signed-in user’s linked sign-in methods',
   'DELETE /auth/identities/:id': 'Unlink a sign-in method (never the last way in)',
   'POST /admin/applications/:id/secret': 'Replace a confidential or service application’s client secret (shown once; the old one stops working)',

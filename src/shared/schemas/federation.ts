@@ -29,14 +29,6 @@ export const linkRequiredSchema = z.object({
 })
 export type LinkRequired = z.infer<typeof linkRequiredSchema>
 
-const returnTo = z.object({ returnTo: z.string() })
-export const providerSignInResultSchema = z.union([
-  authResultSchema.extend(returnTo.shape),
-  mfaRequiredSchema.extend(returnTo.shape),
-  linkRequiredSchema.extend(returnTo.shape),
-])
-export type ProviderSignInResult = z.infer<typeof providerSignInResultSchema>
-
 export const linkedIdentitySchema = z.object({
   id: z.string(),
   providerId: z.string(),
@@ -50,3 +42,21 @@ export type LinkedIdentity = z.infer<typeof linkedIdentitySchema>
 export const linkedIdentityListSchema = z.object({ identities: z.array(linkedIdentitySchema) })
 export const linkedIdentityResultSchema = z.object({ identity: linkedIdentitySchema })
 export const identityParamsSchema = z.object({ id: z.string() })
+
+/** Linking from Profile → Security: the password first; then where to send the browser. */
+export const startLinkSchema = z.strictObject({
+  password: z.string({ error: 'Current password is required' }).min(1, { error: 'Current password is required' }).max(1024),
+})
+export const startLinkResultSchema = z.object({ url: z.string() })
+export const providerParamsSchema = z.object({ providerId: z.string() })
+
+const returnTo = z.object({ returnTo: z.string() })
+/** A link made from Profile → Security, at its handoff. */
+export const linkedResultSchema = z.object({ linked: z.literal(true), identity: linkedIdentitySchema })
+export const providerSignInResultSchema = z.union([
+  authResultSchema.extend(returnTo.shape),
+  mfaRequiredSchema.extend(returnTo.shape),
+  linkRequiredSchema.extend(returnTo.shape),
+  linkedResultSchema.extend(returnTo.shape),
+])
+export type ProviderSignInResult = z.infer<typeof providerSignInResultSchema>

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { federationMessages } from '~shared/schemas/federation'
 import { hashToken } from '~server/auth/secure-token'
 import { NO_PASSWORD } from '~server/auth/password'
+import { authorizationUrl, checkCallback, newAuthorizationRequest, upstreamConfiguration } from '~server/federation/openid-connect'
 import { type UpstreamProvider, startUpstreamProvider } from '../../support/upstream-provider'
 import { type SignedIn, uniqueEmail, useTestApp } from '../../support/test-app'
 import { ProviderBrowser } from '../helpers/provider-browser'
@@ -408,5 +409,61 @@ describe('linked sign-in methods in Profile', () => {
     expect(await identitiesOf(withPassword.id)).toEqual([])
     // Another person's identity is a 404.
     expectFailure(await as(t, withPassword).delete(`/api/auth/identities/${identities[0].id}`), 404)
+  })
+})
+
+describe('linking from Profile → Security', () => {
+  it('asks the password, then links the provider’s identity to the signed-in account; one linked elsewhere is refused', async () => {
+    const person = await quickSignIn(t, { name: 'Linking Lou' })
+    const subject = newSubject()
+    upstream.signInAs({ sub: subject, email: uniqueEmail('lou-at-provider'), email_verified: true })
+    const browser = new ProviderBrowser(t)
+    const start = (password: string) =>
+      browser.app('POST', `/api/auth/identities/${provider.id}/link`, { body: { password }, token: person.accessToken, csrf: person.csrfToken })
+    expectFailure(await start('Wrong-Password-1!'), 400, 'Current password is incorrect')
+    const { url } = expectSuccess(await start(person.password)).data
+    const done = expectSuccess(await browser.complete(await browser.callback(await browser.atProvider(url)))).data
+    expect(done).toMatchObject({ linked: true, identity: { providerId: provider.id, providerName: 'Company SSO' }, returnTo: '/profile' })
+    expect(await identitiesWithSubject(subject)).toMatchObject([{ user_id: person.id }])
+    const entry = await t.ctx.db
+      .selectFrom('activities')
+      .select('activity')
+      .where('user_id', '=', person.id)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(entry.activity).toBe('Linked Company SSO')
+
+    // Another account cannot take the same identity.
+    const other = await quickSignIn(t, { name: 'Other Otto' })
+    const second = new ProviderBrowser(t)
+    const { url: again } = expectSuccess(
+      await second.app('POST', `/api/auth/identities/${provider.id}/link`, { body: { password: other.password }, token: other.accessToken, csrf: other.csrfToken }),
+    ).data
+    expectFailure(
+      await second.complete(await second.callback(await second.atProvider(again))),
+      409,
+      federationMessages.linkedElsewhere('Company SSO'),
+      'IDENTITY_LINKED_ELSEWHERE',
+    )
+    expect(await identitiesOf(other.id)).toEqual([])
+  })
+})
+
+describe('Microsoft’s identity (nOAuth)', () => {
+  it('is the tenant and object ids, never the e-mail, and its e-mail never counts as verified', async () => {
+    const redirectUri = 'http://app.test/microsoft-check'
+    upstream.addClient({ clientId: 'microsoft-check', clientSecret: 'upstream-secret', redirectUri })
+    const config = await upstreamConfiguration({ providerId: 'microsoft-check', issuer: upstream.issuer, clientId: 'microsoft-check', clientSecret: 'upstream-secret' })
+    const signIn = async (claims: Record<string, unknown>) => {
+      upstream.signInAs({ sub: 'pairwise-sub', ...claims })
+      const request = newAuthorizationRequest()
+      const url = await authorizationUrl(config, { ...request, redirectUri, scopes: ['openid', 'email', 'profile'] })
+      const back = await new ProviderBrowser(t).atProvider(url.href)
+      return checkCallback(config, { ...request, callbackUrl: new URL(back), redirectUri, kind: 'microsoft' })
+    }
+    const identity = await signIn({ tid: 'tenant-1', oid: 'object-1', email: 'ceo@victim.example.com', email_verified: true })
+    expect(identity).toMatchObject({ subject: 'tenant-1/object-1', email: 'ceo@victim.example.com', emailVerified: false })
+    await expect(signIn({ email: 'ceo@victim.example.com' })).rejects.toThrow('tid and oid')
   })
 })

@@ -4,7 +4,7 @@ import { type ApiEndpoint, API_ACCESS } from '~shared/permissions'
 import { adminUpdateUserSchema, inviteUserSchema } from '~shared/schemas/admin'
 import { createApplicationSchema, updateApplicationSchema } from '~shared/schemas/applications'
 import { createIdentityProviderSchema, updateIdentityProviderSchema } from '~shared/schemas/identity-providers'
-import { completeProviderSignInSchema, linkPendingIdentitySchema } from '~shared/schemas/federation'
+import { completeProviderSignInSchema, linkPendingIdentitySchema, startLinkSchema } from '~shared/schemas/federation'
 import {
   acceptInvitationSchema,
   emailOnlySchema,
@@ -317,6 +317,15 @@ export const BODY_ENDPOINTS: BodyEndpoint[] = [
     path: () => '/api/auth/federation/complete',
     schema: completeProviderSignInSchema,
     valid: () => ({ handoff: UNISSUED_TOKEN }),
+  }),
+  // A provider nobody has, after a wrong password: the password is checked first (400), nothing starts.
+  body({
+    key: 'POST /auth/identities/:providerId/link',
+    method: 'POST',
+    as: 'user',
+    path: () => `/api/auth/identities/${UNKNOWN_PROVIDER_ID}/link`,
+    schema: startLinkSchema,
+    valid: () => ({ password: 'Not-The-Password-1!' }),
   }),
   body({
     key: 'POST /auth/federation/link',

@@ -1,6 +1,6 @@
 import { NAME_MAX, NAME_MIN, type Language, type Role } from '~shared/constants'
 import { pageLinks } from '~shared/paths'
-import { federationMessages, type LinkRequired } from '~shared/schemas/federation'
+import { federationMessages, type LinkedIdentity, type LinkRequired } from '~shared/schemas/federation'
 import { emailField } from '~shared/schemas/fields'
 import type { MfaRequired } from '~shared/schemas/two-factor'
 import type { AuthResult } from '~shared/schemas/user'
@@ -16,9 +16,11 @@ import { findLinkedAccount, insertIdentity, touchIdentity } from '~server/data/i
 import { findProviderForSignIn, type ProviderWithSecret } from '~server/data/identity-providers/identity-providers'
 import { findUserByEmail, type UserRecord, userColumns } from '~server/data/users/users'
 import type { VerifiedIdentity } from '~server/federation/openid-connect'
-import { forbidden, unauthorized } from '~server/http/errors'
+import { forbidden } from '~server/http/errors'
 import { openSession } from '~server/use-cases/sign-in/open-session'
 import { startSecondStep } from '~server/use-cases/sign-in/sign-in-second-step'
+import { linkIdentity } from './link-pending-identity'
+import { federationFailed, type Pending } from './pending-identity'
 import { roleFromRules, syncRole } from './role-rules'
 
 /** How long the owner of a matching account has to prove it and link the identity. */
@@ -35,14 +37,7 @@ export interface CompleteInput {
   lang: Language
 }
 
-export type CompleteResult = (AuthResult | MfaRequired | LinkRequired) & { returnTo: string }
-
-/** What the callback kept: the identity, and (once a link is pending) whose account it may join. */
-export interface Pending extends VerifiedIdentity {
-  linkUserId?: string
-}
-
-export const federationFailed = () => unauthorized(federationMessages.failed, 'FEDERATION_FAILED')
+export type CompleteResult = (AuthResult | MfaRequired | LinkRequired | { linked: true; identity: LinkedIdentity }) & { returnTo: string }
 
 /**
  * The handoff (decision 0512): the web app's code and this browser's transaction cookie, both
@@ -59,10 +54,13 @@ export async function completeProviderSignIn(ctx: AppContext, input: CompleteInp
   const transaction = await claimHandoff(ctx.db, { id: hashToken(input.cookie), handoffHash: hashToken(input.handoff), now })
   const pending = transaction?.result as Pending | null | undefined
   // A link token is redeemed by the signed-in owner, not here.
-  if (!transaction || !pending || pending.linkUserId !== undefined || transaction.purpose !== 'sign-in') throw federationFailed()
+  if (!transaction || !pending || pending.linkUserId !== undefined) throw federationFailed()
   const provider = await findProviderForSignIn(ctx.db, transaction.provider_id)
   if (!provider?.enabled) throw federationFailed()
   const returnTo = transaction.return_to
+  if (transaction.purpose === 'link' && transaction.link_user_id) {
+    return { linked: true, identity: await linkIdentity(ctx, { userId: transaction.link_user_id, provider, pending, ip: input.ip }), returnTo }
+  }
   const count = (outcome: Parameters<AppContext['metrics']['countProviderSignIn']>[1]) => ctx.metrics.countProviderSignIn(provider.kind, outcome)
 
   const linked = await findLinkedAccount(ctx.db, provider.id, pending.subject)

@@ -6,7 +6,8 @@ import { claimHandoff } from '~server/data/identity-providers/federation-transac
 import { findLinkedAccount, hasIdentityOf, insertIdentity, listIdentitiesOfUser } from '~server/data/identity-providers/federated-identities'
 import { findProviderForSignIn } from '~server/data/identity-providers/identity-providers'
 import { conflict } from '~server/http/errors'
-import { federationFailed, type Pending } from './complete-provider-sign-in'
+import type { VerifiedIdentity } from '~server/federation/openid-connect'
+import { federationFailed, type Pending } from './pending-identity'
 import { toLinkedIdentity } from './linked-identities'
 
 /**
@@ -25,8 +26,19 @@ export async function linkPendingIdentity(
   if (!transaction || pending?.linkUserId !== input.userId) throw federationFailed()
   const provider = await findProviderForSignIn(ctx.db, transaction.provider_id)
   if (!provider?.enabled) throw federationFailed()
-  const linkedElsewhere = () => conflict(federationMessages.linkedElsewhere(provider.name), 'IDENTITY_LINKED_ELSEWHERE')
+  return linkIdentity(ctx, { userId: input.userId, provider, pending, ip: input.ip })
+}
 
+/**
+ * Links the identity to the account, in one transaction with its entry: refused (409) when it is
+ * linked to another account, or the account already holds another identity of this provider.
+ */
+export async function linkIdentity(
+  ctx: AppContext,
+  input: { userId: string; provider: { id: string; name: string }; pending: VerifiedIdentity; ip: string },
+): Promise<LinkedIdentity> {
+  const { provider, pending } = input
+  const linkedElsewhere = () => conflict(federationMessages.linkedElsewhere(provider.name), 'IDENTITY_LINKED_ELSEWHERE')
   const identityId = await commitChange(ctx, async (c) => {
     const holder = await findLinkedAccount(c.trx, provider.id, pending.subject)
     if (holder) {

@@ -3,6 +3,7 @@ import { addSeconds } from '~server/clock'
 import type { AppContext } from '~server/context'
 import { claimCallback, storeCallbackResult } from '~server/data/identity-providers/federation-transactions'
 import { findProviderForSignIn } from '~server/data/identity-providers/identity-providers'
+import { checkGithubCallback } from '~server/federation/github'
 import { checkCallback } from '~server/federation/openid-connect'
 import { callbackUrl, configurationOf } from './upstream'
 
@@ -36,14 +37,17 @@ export async function finishProviderCallback(ctx: AppContext, input: { providerI
   try {
     const config = await configurationOf(ctx, provider)
     const redirectUri = callbackUrl(ctx, provider.id)
-    identity = await checkCallback(config, {
+    const checks = {
       state: transaction.state,
       nonce: transaction.nonce,
       codeVerifier: transaction.code_verifier,
       callbackUrl: new URL(`${redirectUri}${input.query ? `?${input.query}` : ''}`),
       redirectUri,
-      kind: provider.kind,
-    })
+    }
+    identity =
+      provider.kind === 'github'
+        ? await checkGithubCallback(config, { ...checks, baseUrl: provider.base_url ?? '' })
+        : await checkCallback(config, { ...checks, kind: provider.kind })
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string }
     return fail(`${code ?? 'error'}: ${message ?? ''}`)

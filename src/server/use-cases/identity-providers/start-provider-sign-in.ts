@@ -4,6 +4,7 @@ import { addSeconds } from '~server/clock'
 import type { AppContext } from '~server/context'
 import { insertTransaction } from '~server/data/identity-providers/federation-transactions'
 import { findProviderForSignIn } from '~server/data/identity-providers/identity-providers'
+import { githubAuthorizationUrl } from '~server/federation/github'
 import { authorizationUrl, newAuthorizationRequest } from '~server/federation/openid-connect'
 import { callbackUrl, configurationOf } from './upstream'
 
@@ -48,7 +49,7 @@ export async function startProviderSignIn(
     now,
     expiresAt: addSeconds(now, TRANSACTION_SECONDS),
   })
-  const url = await authorizationUrl(config, {
+  const url = await (provider.kind === 'github' ? githubAuthorizationUrl : authorizationUrl)(config, {
     ...request,
     redirectUri: callbackUrl(ctx, provider.id),
     scopes: provider.scopes ?? ['openid'],

@@ -1,6 +1,7 @@
 import type * as client from 'openid-client'
 import { effectiveIssuer, type ProviderWithSecret } from '~server/data/identity-providers/identity-providers'
 import type { AppContext } from '~server/context'
+import { githubConfiguration } from '~server/federation/github'
 import { upstreamConfiguration } from '~server/federation/openid-connect'
 
 /** Where a provider sends the browser back: what the admin pastes into the provider's console. */
@@ -12,6 +13,10 @@ export function callbackUrl(ctx: AppContext, providerId: string): string {
 export async function configurationOf(ctx: AppContext, provider: ProviderWithSecret): Promise<client.Configuration> {
   const issuer = effectiveIssuer(provider)
   const secret = provider.client_secret_sealed ? ctx.providerSecretSealer.open(provider.client_secret_sealed) : null
+  if (provider.kind === 'github') {
+    if (!provider.base_url || !provider.client_id || secret === null) throw new Error('the provider is not configured for GitHub')
+    return githubConfiguration({ baseUrl: provider.base_url, clientId: provider.client_id, clientSecret: secret })
+  }
   if (!issuer || !provider.client_id || secret === null) throw new Error('the provider is not configured for OpenID Connect')
   return upstreamConfiguration({ providerId: provider.id, issuer, clientId: provider.client_id, clientSecret: secret })
 }
