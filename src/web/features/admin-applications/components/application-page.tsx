@@ -11,6 +11,7 @@ import { useApplication } from '../api/applications'
 import { ApplicationSettings } from './application-settings'
 import { CopyField } from './copy-field'
 import { ProviderAddresses } from './provider-addresses'
+import { providesScim, ScimConnection } from './scim-connection'
 
 /**
  * One application's page (ADMIN only): what its team needs to connect it (the client ID, the
@@ -55,6 +56,7 @@ export function ApplicationPage() {
                 <CopyField label={t('applications.clientId')} value={application.id} />
               </CardContent>
             </Card>
+            {providesScim(application) ? <ScimConnection application={application} /> : null}
             <Card>
               <CardContent className="pt-4 sm:pt-6">
                 <ProviderAddresses heading="h2" />
