@@ -43,6 +43,7 @@ export async function changeGroupMembers(ctx: AppContext, action: ScimAction, ro
         changes: [{ field: 'role', from: user.role, to: next }],
         ip: action.ip,
       })
+      await c.emitUser('user.role_changed', user.id, { from: user.role, to: next })
     }
     for (const id of joining) await setRole(id, role, true)
     // Leaving a role's group gives CLIENT; leaving CLIENT's changes nothing (there is no lower role).

@@ -33,6 +33,7 @@ export async function deleteScimUser(ctx: AppContext, action: ScimAction, id: st
     await revokeUserSessions(c.trx, target.id, `account deleted by SCIM (${actor.name})`, c.now)
     await deleteAccountAppData(c.trx, target.id)
     await detachActivity(c.trx, target.id)
+    await c.emit('user.deleted', { id: target.id, email: target.email })
     await deleteAccountRow(c.trx, target.id)
   })
 }

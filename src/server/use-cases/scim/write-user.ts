@@ -53,6 +53,7 @@ export async function createScimUser(ctx: AppContext, action: ScimAction, input:
         details: `role: CLIENT; status: ${status}`,
         ip: action.ip,
       })
+      await c.emitUser('user.created', created.id)
       return created
     })
   } catch (error) {
@@ -128,6 +129,9 @@ export async function updateScimUser(ctx: AppContext, action: ScimAction, id: st
           ip: action.ip,
         })
       }
+      if (changes.values.status !== undefined) await c.emitUser('user.status_changed', current.id, { from: current.status, to: changes.values.status })
+      const otherFields = changes.fields.filter((field) => field !== 'status')
+      if (otherFields.length > 0) await c.emitUser('user.updated', current.id, { changes: otherFields })
       return updated
     })
   } catch (error) {
