@@ -151,6 +151,11 @@ describe("Entra ID's provisioning cycle", () => {
     expectScimError(await scim.delete(`/Users/${id}`), 404)
     const kept = await t.ctx.db.selectFrom('activities').select('details').where('activity', '=', `Deleted user Jane Smith (updated_${suffix}@contoso.com)`).execute()
     expect(kept).toEqual([{ details: 'role: CLIENT; status: ACTIVE → INACTIVE; deleted by SCIM (Entra ID)' }])
+
+    // Each change sent its event (contract section 12), in order.
+    const events = await t.ctx.db.selectFrom('webhook_events').select(['type', 'data']).orderBy('seq').execute()
+    const about = events.filter((event) => JSON.stringify(event.data).includes(id)).map((event) => event.type)
+    expect(about).toEqual(['user.created', 'user.updated', 'user.status_changed', 'user.status_changed', 'user.role_changed', 'user.role_changed', 'user.deleted'])
   })
 })
 

@@ -144,6 +144,42 @@ describe('applications', () => {
     expect(screen.getByText('Every role')).toBeTruthy()
   })
 
+  test('a service application with the scim scope shows the SCIM base URL as the server names it, and when it was last used', async () => {
+    const directory: Application = { ...wiki, id: 'app_entraentraentraentrae', name: 'Entra ID', type: 'service', redirectUris: [], scopes: ['scim'] }
+    const api = answerDiscovery(installFakeApi()).on('GET /admin/applications/:id', ok({ application: directory }))
+    api.on('GET /scim/v2/ServiceProviderConfig', {
+      status: 200,
+      body: { meta: { resourceType: 'ServiceProviderConfig', location: 'https://accounts.example.com/scim/v2/ServiceProviderConfig' } },
+    })
+    const key = (lastUsedAt: string | null) => ({
+      id: 'k',
+      name: 'provisioning',
+      createdAt: '2026-05-01T10:00:00.000Z',
+      expiresAt: null,
+      lastUsedAt,
+      prefix: 'acc_sk_abcde',
+    })
+    api.on('GET /admin/applications/:id/keys', ok({ keys: [key('2026-05-02T08:00:00.000Z'), key(null), key('2026-05-03T09:30:00.000Z')] }))
+    const { user } = renderApp(<ApplicationPage />, { url: `/admin/applications/${directory.id}`, path: '/admin/applications/:id', user: admin })
+    expect(await screen.findByRole('heading', { name: 'SCIM provisioning' })).toBeTruthy()
+    await waitFor(() => expect((screen.getByLabelText('SCIM base URL') as HTMLInputElement).value).toBe('https://accounts.example.com/scim/v2'))
+    expect(await screen.findByText(/^Last used .*2026/)).toBeTruthy()
+    await user.click(screen.getByRole('button', { name: 'Copy SCIM base URL' }))
+    expect(await navigator.clipboard.readText()).toBe('https://accounts.example.com/scim/v2')
+  })
+
+  test('other applications show no SCIM section', async () => {
+    const scripts: Application = { ...wiki, id: 'app_scriptsscriptsscripts', name: 'Scripts', type: 'service', redirectUris: [], scopes: ['users:read'] }
+    for (const application of [wiki, scripts]) {
+      const api = answerDiscovery(installFakeApi()).on('GET /admin/applications/:id', ok({ application }))
+      const view = renderApp(<ApplicationPage />, { url: `/admin/applications/${application.id}`, path: '/admin/applications/:id', user: admin })
+      expect(await screen.findByRole('heading', { level: 1, name: application.name })).toBeTruthy()
+      expect(screen.queryByRole('heading', { name: 'SCIM provisioning' })).toBeNull()
+      expect(api.callsTo('GET /admin/applications/:id/keys')).toHaveLength(0)
+      view.unmount()
+    }
+  })
+
   test("an unknown application's page says so", async () => {
     answerDiscovery(installFakeApi()).on('GET /admin/applications/:id', fail(404, 'Application not found', { code: 'NOT_FOUND' }))
     renderApp(<ApplicationPage />, { url: '/admin/applications/app_gone', path: '/admin/applications/:id', user: admin })

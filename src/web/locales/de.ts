@@ -705,6 +705,15 @@ const de: Messages = {
       notFound: 'Anwendung nicht gefunden',
       loadError: 'Die Anwendung konnte nicht geladen werden. Bitte erneut versuchen.',
     },
+    scim: {
+      title: 'SCIM-Bereitstellung',
+      description:
+        'Microsoft Entra ID, Okta und HR-Systeme legen Personen hier an, ändern und entfernen sie. Geben Sie ihnen diese URL und einen API-Schlüssel dieser Anwendung.',
+      baseUrl: 'SCIM-Basis-URL',
+      lastUsed: 'Zuletzt verwendet: {{time}}',
+      neverUsed: 'Noch nicht verwendet',
+      loadError: 'Die SCIM-Basis-URL konnte nicht geladen werden.',
+    },
   },
   audit: {
     by: 'von {{name}}',

@@ -495,6 +495,14 @@ export const enApp = {
       notFound: 'Application not found',
       loadError: 'Failed to load the application. Please try again.',
     },
+    scim: {
+      title: 'SCIM provisioning',
+      description: 'Microsoft Entra ID, Okta and HR systems create, change and remove people here. Give them this URL and an API key of this application.',
+      baseUrl: 'SCIM base URL',
+      lastUsed: 'Last used {{time}}',
+      neverUsed: 'Not used yet',
+      loadError: 'The SCIM base URL could not be loaded.',
+    },
   },
   audit: {
     by: 'by {{name}}',

@@ -704,6 +704,14 @@ const es: Messages = {
       notFound: 'Aplicación no encontrada',
       loadError: 'No se pudo cargar la aplicación. Inténtalo de nuevo.',
     },
+    scim: {
+      title: 'Aprovisionamiento SCIM',
+      description: 'Microsoft Entra ID, Okta y los sistemas de RR. HH. crean, cambian y eliminan personas aquí. Deles esta URL y una clave de API de esta aplicación.',
+      baseUrl: 'URL base de SCIM',
+      lastUsed: 'Último uso: {{time}}',
+      neverUsed: 'Aún sin usar',
+      loadError: 'No se pudo cargar la URL base de SCIM.',
+    },
   },
   audit: {
     by: 'por {{name}}',

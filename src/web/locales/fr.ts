@@ -705,6 +705,15 @@ const fr: Messages = {
       notFound: 'Application introuvable',
       loadError: "Impossible de charger l'application. Veuillez réessayer.",
     },
+    scim: {
+      title: 'Provisionnement SCIM',
+      description:
+        'Microsoft Entra ID, Okta et les outils RH créent, modifient et suppriment les personnes ici. Donnez-leur cette URL et une clé d’API de cette application.',
+      baseUrl: 'URL de base SCIM',
+      lastUsed: 'Dernière utilisation : {{time}}',
+      neverUsed: 'Pas encore utilisée',
+      loadError: 'L’URL de base SCIM n’a pas pu être chargée.',
+    },
   },
   audit: {
     by: 'par {{name}}',

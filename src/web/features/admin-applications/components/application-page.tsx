@@ -12,6 +12,7 @@ import { ApiKeysCard } from './api-keys-card'
 import { ApplicationSettings } from './application-settings'
 import { CopyField } from './copy-field'
 import { ProviderAddresses } from './provider-addresses'
+import { providesScim, ScimConnection } from './scim-connection'
 
 /**
  * One application's page (ADMIN only): what its team needs to connect it (the client ID, the
@@ -59,6 +60,7 @@ export function ApplicationPage() {
               </CardContent>
             </Card>
             {application.type === 'service' ? <ApiKeysCard application={application} /> : null}
+            {providesScim(application) ? <ScimConnection application={application} /> : null}
             <Card>
               <CardContent className="pt-4 sm:pt-6">
                 <ProviderAddresses heading="h2" />
