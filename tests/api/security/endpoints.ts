@@ -2,7 +2,9 @@ import type { LightMyRequestResponse } from 'fastify'
 import type { z } from 'zod'
 import { type ApiEndpoint, API_ACCESS } from '~shared/permissions'
 import { adminUpdateUserSchema, inviteUserSchema } from '~shared/schemas/admin'
+import { createApiKeySchema } from '~shared/schemas/api-keys'
 import { createApplicationSchema, updateApplicationSchema } from '~shared/schemas/applications'
+import { createWebhookSchema, updateWebhookSchema } from '~shared/schemas/webhooks'
 import { createIdentityProviderSchema, updateIdentityProviderSchema } from '~shared/schemas/identity-providers'
 import { completeProviderSignInSchema, linkPendingIdentitySchema, startLinkSchema } from '~shared/schemas/federation'
 import {
@@ -68,6 +70,7 @@ export const UNKNOWN_PASSKEY_ID = '00000000-0000-4000-8000-000000000000'
 export const UNKNOWN_APPLICATION_ID = 'app_AAAAAAAAAAAAAAAAAAAAAA'
 /** An identity provider id nobody has: the admin calls on it answer 404 and change nothing. */
 export const UNKNOWN_PROVIDER_ID = 'idp_AAAAAAAAAAAAAAAAAAAAAAAA'
+export const UNKNOWN_WEBHOOK_ID = '00000000-0000-4000-8000-000000000000'
 
 export const BODY_ENDPOINTS: BodyEndpoint[] = [
   body({
@@ -302,6 +305,31 @@ export const BODY_ENDPOINTS: BodyEndpoint[] = [
     }),
   }),
   body({
+    key: 'POST /admin/applications/:id/keys',
+    method: 'POST',
+    as: 'admin',
+    path: () => `/api/admin/applications/${UNKNOWN_APPLICATION_ID}/keys`,
+    schema: createApiKeySchema,
+    valid: () => ({ name: 'Attack Suite Key', expiresAt: '2099-01-01T00:00:00Z' }),
+  }),
+  body({
+    key: 'POST /admin/webhooks',
+    method: 'POST',
+    as: 'admin',
+    path: () => '/api/admin/webhooks',
+    schema: createWebhookSchema,
+    // Each call adds an endpoint for an event nothing in the suites sends.
+    valid: () => ({ url: 'https://receiver.example.com/hooks', events: ['webhook.test'], description: 'Attack suite' }),
+  }),
+  body({
+    key: 'PUT /admin/webhooks/:id',
+    method: 'PUT',
+    as: 'admin',
+    path: () => `/api/admin/webhooks/${UNKNOWN_WEBHOOK_ID}`,
+    schema: updateWebhookSchema,
+    valid: () => ({ url: 'https://receiver.example.com/other', events: ['*'], description: 'Edited', enabled: false }),
+  }),
+  body({
     key: 'PUT /admin/identity-providers/:id',
     method: 'PUT',
     as: 'admin',
@@ -392,6 +420,25 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   { key: 'DELETE /admin/users/:id/sessions', method: 'DELETE', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/sessions` },
   // Turns the target's two-factor off and removes its passkeys: the target has none, so nothing changes.
   { key: 'DELETE /admin/users/:id/mfa', method: 'DELETE', as: 'admin', path: ({ targetId }) => `/api/admin/users/${targetId}/mfa` },
+  { key: 'GET /admin/applications/:id/keys', method: 'GET', as: 'admin', path: () => `/api/admin/applications/${UNKNOWN_APPLICATION_ID}/keys` },
+  {
+    key: 'DELETE /admin/applications/:id/keys/:keyId',
+    method: 'DELETE',
+    as: 'admin',
+    path: () => `/api/admin/applications/${UNKNOWN_APPLICATION_ID}/keys/${UNKNOWN_WEBHOOK_ID}`,
+  },
+  { key: 'GET /admin/webhooks', method: 'GET', as: 'admin', path: () => '/api/admin/webhooks' },
+  { key: 'DELETE /admin/webhooks/:id', method: 'DELETE', as: 'admin', path: () => `/api/admin/webhooks/${UNKNOWN_WEBHOOK_ID}` },
+  { key: 'POST /admin/webhooks/:id/secret', method: 'POST', as: 'admin', path: () => `/api/admin/webhooks/${UNKNOWN_WEBHOOK_ID}/secret` },
+  { key: 'POST /admin/webhooks/:id/test', method: 'POST', as: 'admin', path: () => `/api/admin/webhooks/${UNKNOWN_WEBHOOK_ID}/test` },
+  { key: 'GET /admin/webhooks/:id/deliveries', method: 'GET', as: 'admin', path: () => `/api/admin/webhooks/${UNKNOWN_WEBHOOK_ID}/deliveries` },
+  {
+    key: 'POST /admin/webhooks/:id/deliveries/:deliveryId/retry',
+    method: 'POST',
+    as: 'admin',
+    path: () => `/api/admin/webhooks/${UNKNOWN_WEBHOOK_ID}/deliveries/${UNKNOWN_WEBHOOK_ID}/retry`,
+  },
+  { key: 'GET /admin/events', method: 'GET', as: 'admin', path: () => '/api/admin/events' },
   { key: 'GET /admin/identity-providers', method: 'GET', as: 'admin', path: () => '/api/admin/identity-providers' },
   { key: 'GET /admin/identity-providers/:id', method: 'GET', as: 'admin', path: () => `/api/admin/identity-providers/${UNKNOWN_PROVIDER_ID}` },
   { key: 'DELETE /admin/identity-providers/:id', method: 'DELETE', as: 'admin', path: () => `/api/admin/identity-providers/${UNKNOWN_PROVIDER_ID}` },

@@ -160,6 +160,8 @@ describe('every field of every body, given the wrong type', () => {
     syncRoles: [true, false],
     emailDomains: [[]],
     roleRules: [[]],
+    freshSignIn: [true],
+    expiresAt: [null],
   }
   const accepts = (name: string, value: unknown) => (ACCEPTED[name] ?? []).some((taken) => isDeepStrictEqual(taken, value))
 
