@@ -28,10 +28,14 @@ export function ownDataRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => sendFile(reply, await exportAccountData(ctx, { ...requireAuth(request), ip: request.ip })),
     )
 
-    app.post('/auth/delete-account', { schema: { body: deleteAccountSchema, response: { 200: messageOnly, ...failures(400, 401, 403, 409, 429, 503) } } }, async (request) => {
-      await deleteAccount(ctx, { ...requireAuth(request), ...request.body, ip: request.ip, lang: requestLanguage(request) })
-      return done('Your account has been deleted')
-    })
+    app.post(
+      '/auth/delete-account',
+      { schema: { body: deleteAccountSchema, response: { 200: messageOnly, ...failures(400, 401, 403, 409, 429, 503) } } },
+      async (request) => {
+        await deleteAccount(ctx, { ...requireAuth(request), ...request.body, ip: request.ip, lang: requestLanguage(request) })
+        return done('Your account has been deleted')
+      },
+    )
   }
 }
 
