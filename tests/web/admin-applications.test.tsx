@@ -151,15 +151,15 @@ describe('applications', () => {
       status: 200,
       body: { meta: { resourceType: 'ServiceProviderConfig', location: 'https://accounts.example.com/scim/v2/ServiceProviderConfig' } },
     })
-    const key = (lastUsedAt: string | null) => ({
-      id: 'k',
+    const key = (id: string, lastUsedAt: string | null) => ({
+      id,
       name: 'provisioning',
       createdAt: '2026-05-01T10:00:00.000Z',
       expiresAt: null,
       lastUsedAt,
       prefix: 'acc_sk_abcde',
     })
-    api.on('GET /admin/applications/:id/keys', ok({ keys: [key('2026-05-02T08:00:00.000Z'), key(null), key('2026-05-03T09:30:00.000Z')] }))
+    api.on('GET /admin/applications/:id/keys', ok({ keys: [key('k1', '2026-05-02T08:00:00.000Z'), key('k2', null), key('k3', '2026-05-03T09:30:00.000Z')] }))
     const { user } = renderApp(<ApplicationPage />, { url: `/admin/applications/${directory.id}`, path: '/admin/applications/:id', user: admin })
     expect(await screen.findByRole('heading', { name: 'SCIM provisioning' })).toBeTruthy()
     await waitFor(() => expect((screen.getByLabelText('SCIM base URL') as HTMLInputElement).value).toBe('https://accounts.example.com/scim/v2'))
@@ -171,11 +171,14 @@ describe('applications', () => {
   test('other applications show no SCIM section', async () => {
     const scripts: Application = { ...wiki, id: 'app_scriptsscriptsscripts', name: 'Scripts', type: 'service', redirectUris: [], scopes: ['users:read'] }
     for (const application of [wiki, scripts]) {
-      const api = answerDiscovery(installFakeApi()).on('GET /admin/applications/:id', ok({ application }))
+      const api = answerDiscovery(installFakeApi())
+        .on('GET /admin/applications/:id', ok({ application }))
+        .on('GET /admin/applications/:id/keys', ok({ keys: [] }))
       const view = renderApp(<ApplicationPage />, { url: `/admin/applications/${application.id}`, path: '/admin/applications/:id', user: admin })
       expect(await screen.findByRole('heading', { level: 1, name: application.name })).toBeTruthy()
       expect(screen.queryByRole('heading', { name: 'SCIM provisioning' })).toBeNull()
-      expect(api.callsTo('GET /admin/applications/:id/keys')).toHaveLength(0)
+      // A service application lists its API keys; an application that signs people in has none.
+      if (application.type !== 'service') expect(api.callsTo('GET /admin/applications/:id/keys')).toHaveLength(0)
       view.unmount()
     }
   })

@@ -1101,6 +1101,8 @@ const de: Messages = {
     'Back-channel logout URI must not contain a user name or password': 'Die Back-Channel-Abmelde-URI darf keinen Benutzernamen und kein Passwort enthalten',
     // A person's own data
     'Enter your password, or confirm with a passkey': 'Geben Sie Ihr Passwort ein oder bestätigen Sie mit einem Passkey',
+    'This account has a password: confirm with it': 'Dieses Konto hat ein Passwort: Bestätigen Sie damit',
+    'Sign in again, then delete your account within 5 minutes': 'Melden Sie sich erneut an und löschen Sie Ihr Konto innerhalb von 5 Minuten',
     'Enter a code or a recovery code, not both': 'Geben Sie einen Code oder einen Wiederherstellungscode ein, nicht beides',
   },
 }

@@ -1097,6 +1097,8 @@ const es: Messages = {
     'Back-channel logout URI must not contain a user name or password': 'La URI de cierre de sesión back-channel no debe contener un nombre de usuario ni una contraseña',
     // A person's own data
     'Enter your password, or confirm with a passkey': 'Escribe tu contraseña o confirma con una llave de acceso',
+    'This account has a password: confirm with it': 'Esta cuenta tiene contraseña: confirma con ella',
+    'Sign in again, then delete your account within 5 minutes': 'Vuelve a iniciar sesión y elimina tu cuenta en los 5 minutos siguientes',
     'Enter a code or a recovery code, not both': 'Escribe un código o un código de recuperación, no ambos',
   },
 }

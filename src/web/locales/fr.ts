@@ -1101,6 +1101,8 @@ const fr: Messages = {
     'Back-channel logout URI must not contain a user name or password': "L'URI de déconnexion back-channel ne doit pas contenir de nom d'utilisateur ni de mot de passe",
     // A person's own data
     'Enter your password, or confirm with a passkey': 'Saisissez votre mot de passe, ou confirmez avec une clé d’accès',
+    'This account has a password: confirm with it': 'Ce compte a un mot de passe : confirmez avec lui',
+    'Sign in again, then delete your account within 5 minutes': 'Reconnectez-vous, puis supprimez votre compte dans les 5 minutes',
     'Enter a code or a recovery code, not both': 'Saisissez un code ou un code de récupération, pas les deux',
   },
 }

@@ -34,7 +34,6 @@ export async function deleteScimUser(ctx: AppContext, action: ScimAction, id: st
     await c.emit('user.deleted', { id: target.id, email: target.email })
     await deleteAccountAppData(c.trx, target.id)
     await detachActivity(c.trx, target.id)
-    await c.emit('user.deleted', { id: target.id, email: target.email })
     await deleteAccountRow(c.trx, target.id)
   })
 }
