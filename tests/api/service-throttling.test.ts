@@ -28,8 +28,12 @@ describe('throttling service credentials', () => {
     expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0)
     expectSuccess(await callWith(second))
 
-    t.clock.advance(61)
-    expectSuccess(await callWith(first))
+    // A minute later the key is let through again: counted by the app's clock on the embedded
+    // store; Redis expires its counters by its own clock, which the test does not move.
+    if (!process.env.TEST_REDIS_URL) {
+      t.clock.advance(61)
+      expectSuccess(await callWith(first))
+    }
     const dead = first.slice(0, 7) + 'A'.repeat(first.length - 7)
     expectFailure(await callWith(dead), 401, undefined, 'CREDENTIAL_INVALID')
   })
