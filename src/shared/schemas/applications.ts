@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { ROLES } from '../constants'
 import { LOOPBACK_HOSTNAMES } from '../loopback'
 import { API_SCOPE_NAMES } from '../scopes'
+import { parsedUrl } from '~shared/parsed-url'
 
 /**
  * The applications that sign people in with Accounts (OpenID Connect clients, contract section 9),
@@ -56,14 +57,6 @@ const URI_LABELS = ['Redirect URI', 'Post-logout redirect URI', 'Back-channel lo
 
 /** Every message of the address fields, for the translations. */
 export const applicationUriMessages: string[] = URI_LABELS.flatMap((label) => Object.values(uriMessages(label)))
-
-function parsedUrl(value: string): URL | null {
-  try {
-    return new URL(value)
-  } catch {
-    return null
-  }
-}
 
 /**
  * An absolute URL with no fragment, on https, or on http at a loopback host (a developer's machine,

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { ROLES } from '../constants'
 import { emailField } from './fields'
 import { LOOPBACK_HOSTNAMES } from '../loopback'
+import { parsedUrl } from '~shared/parsed-url'
 
 /**
  * The identity providers people sign in with (contract section 10), as admins configure them: the
@@ -59,14 +60,6 @@ export const identityProviderMessages = {
   notFound: 'Identity provider not found',
   discovery: 'The provider’s OpenID Connect discovery document could not be read from this issuer',
 } as const
-
-function parsedUrl(value: string): URL | null {
-  try {
-    return new URL(value)
-  } catch {
-    return null
-  }
-}
 
 /** `https`, or `http` on a loopback host; no credentials, no fragment. Company providers live on private networks: any host. */
 export const providerUrlField = z

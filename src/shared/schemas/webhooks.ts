@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { isForbiddenHost } from '../webhook-address'
 import { pageQuery } from './lists'
 import { paginationSchema } from './user'
+import { parsedUrl } from '~shared/parsed-url'
 
 /**
  * Webhooks and the events feed (contract section 12): the event types, the endpoint form's and
@@ -50,14 +51,6 @@ export const webhookMessages = {
   type: 'Unknown event type',
   status: 'Unknown status',
 } as const
-
-function parsedUrl(value: string): URL | null {
-  try {
-    return new URL(value)
-  } catch {
-    return null
-  }
-}
 
 /** An absolute http(s) URL without credentials or fragment, never at a link-local or metadata address. */
 export const webhookUrlField = z
