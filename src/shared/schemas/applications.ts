@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { ROLES } from '../constants'
 import { LOOPBACK_HOSTNAMES } from '../loopback'
 import { API_SCOPE_NAMES } from '../scopes'
-import { parsedUrl } from '~shared/parsed-url'
+import { parsedUrl } from '../parsed-url'
 
 /**
  * The applications that sign people in with Accounts (OpenID Connect clients, contract section 9),

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { ROLES } from '../constants'
 import { emailField } from './fields'
 import { LOOPBACK_HOSTNAMES } from '../loopback'
-import { parsedUrl } from '~shared/parsed-url'
+import { parsedUrl } from '../parsed-url'
 
 /**
  * The identity providers people sign in with (contract section 10), as admins configure them: the

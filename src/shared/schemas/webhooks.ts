@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { isForbiddenHost } from '../webhook-address'
 import { pageQuery } from './lists'
 import { paginationSchema } from './user'
-import { parsedUrl } from '~shared/parsed-url'
+import { parsedUrl } from '../parsed-url'
 
 /**
  * Webhooks and the events feed (contract section 12): the event types, the endpoint form's and
