@@ -551,6 +551,12 @@ const de: Messages = {
       failed: 'Die Zwei-Faktor-Authentifizierung konnte nicht zurückgesetzt werden',
     },
   },
+  copyField: {
+    copy: 'Kopieren',
+    copyLabel: '{{label}} kopieren',
+    copied: '{{label}} kopiert',
+    copyFailed: 'Kopieren nicht möglich: markieren Sie den Text und kopieren Sie ihn',
+  },
   applications: {
     title: 'Anwendungen',
     description: 'Die Anwendungen, bei denen man sich mit Accounts anmeldet',
@@ -636,10 +642,6 @@ const de: Messages = {
     clientSecret: 'Client-Secret',
     secretWarning: 'Kopieren Sie das Client-Secret jetzt: es wird nie wieder angezeigt. Geht es verloren, ersetzen Sie es.',
     noSecret: 'Eine öffentliche Anwendung hat kein Client-Secret.',
-    copy: 'Kopieren',
-    copyLabel: '{{label}} kopieren',
-    copied: '{{label}} kopiert',
-    copyFailed: 'Kopieren nicht möglich: markieren Sie den Text und kopieren Sie ihn',
     done: 'Fertig',
     emptyWhat:
       'Eine Anwendung ist eine App des Unternehmens (ein Wiki, ein Dashboard, eine mobile App), bei der man sich mit dem Konto von hier anmeldet, statt dort eigene Passwörter zu führen.',

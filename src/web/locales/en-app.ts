@@ -344,6 +344,12 @@ export const enApp = {
       failed: 'Failed to reset two-factor authentication',
     },
   },
+  copyField: {
+    copy: 'Copy',
+    copyLabel: 'Copy {{label}}',
+    copied: '{{label}} copied',
+    copyFailed: 'Could not copy: select the text and copy it',
+  },
   applications: {
     title: 'Applications',
     description: 'The apps that let people sign in with Accounts',
@@ -427,10 +433,6 @@ export const enApp = {
     clientSecret: 'Client secret',
     secretWarning: 'Copy the client secret now: it will not be shown again. If it is lost, replace it.',
     noSecret: 'A public application has no client secret.',
-    copy: 'Copy',
-    copyLabel: 'Copy {{label}}',
-    copied: '{{label}} copied',
-    copyFailed: 'Could not copy: select the text and copy it',
     done: 'Done',
     emptyWhat:
       "An application is one of the company's apps (a wiki, a dashboard, a mobile app) that lets people sign in with their account here instead of keeping passwords of its own.",

@@ -551,6 +551,12 @@ const es: Messages = {
       failed: 'No se pudo restablecer la autenticación en dos pasos',
     },
   },
+  copyField: {
+    copy: 'Copiar',
+    copyLabel: 'Copiar {{label}}',
+    copied: '{{label}} copiado',
+    copyFailed: 'No se pudo copiar: selecciona el texto y cópialo',
+  },
   applications: {
     title: 'Aplicaciones',
     description: 'Las aplicaciones que permiten iniciar sesión con Accounts',
@@ -635,10 +641,6 @@ const es: Messages = {
     clientSecret: 'Secreto de cliente',
     secretWarning: 'Copia el secreto de cliente ahora: no se volverá a mostrar. Si se pierde, reemplázalo.',
     noSecret: 'Una aplicación pública no tiene secreto de cliente.',
-    copy: 'Copiar',
-    copyLabel: 'Copiar {{label}}',
-    copied: '{{label}} copiado',
-    copyFailed: 'No se pudo copiar: selecciona el texto y cópialo',
     done: 'Listo',
     emptyWhat:
       'Una aplicación es una de las aplicaciones de la empresa (una wiki, un panel, una aplicación móvil) que permite iniciar sesión con la cuenta de aquí en lugar de guardar contraseñas propias.',

@@ -551,6 +551,12 @@ const fr: Messages = {
       failed: 'Échec de la réinitialisation de l’authentification à deux facteurs',
     },
   },
+  copyField: {
+    copy: 'Copier',
+    copyLabel: 'Copier {{label}}',
+    copied: '{{label}} copié',
+    copyFailed: 'Copie impossible : sélectionnez le texte et copiez-le',
+  },
   applications: {
     title: 'Applications',
     description: 'Les applications qui permettent de se connecter avec Accounts',
@@ -636,10 +642,6 @@ const fr: Messages = {
     clientSecret: 'Secret client',
     secretWarning: "Copiez le secret client maintenant : il ne sera plus jamais affiché. S'il est perdu, remplacez-le.",
     noSecret: "Une application publique n'a pas de secret client.",
-    copy: 'Copier',
-    copyLabel: 'Copier {{label}}',
-    copied: '{{label}} copié',
-    copyFailed: 'Copie impossible : sélectionnez le texte et copiez-le',
     done: 'Terminé',
     emptyWhat:
       "Une application est l'une des applications de l'entreprise (un wiki, un tableau de bord, une application mobile) qui permet de se connecter avec son compte d'ici au lieu de garder ses propres mots de passe.",

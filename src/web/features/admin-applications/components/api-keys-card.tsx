@@ -14,8 +14,8 @@ import { useI18n } from '~web/lib/i18n'
 import { formatDateTime } from '~web/lib/time'
 import { notify } from '~web/lib/toast'
 import { useApiKeys, useCreateApiKey, useDeleteApiKey } from '../api/api-keys'
-import { ConfirmDialog } from './confirm-dialog'
-import { CopyField } from './copy-field'
+import { ConfirmDialog } from '~web/components/confirm-dialog'
+import { CopyField } from '~web/components/copy-field'
 
 /** A cell that, on a phone, says what it is before its value (the header row is hidden there). */
 function Cell({ label, children }: { label: string; children: ReactNode }) {

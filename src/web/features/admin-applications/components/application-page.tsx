@@ -10,7 +10,7 @@ import { useI18n } from '~web/lib/i18n'
 import { useApplication } from '../api/applications'
 import { ApiKeysCard } from './api-keys-card'
 import { ApplicationSettings } from './application-settings'
-import { CopyField } from './copy-field'
+import { CopyField } from '~web/components/copy-field'
 import { ProviderAddresses } from './provider-addresses'
 import { providesScim, ScimConnection } from './scim-connection'
 

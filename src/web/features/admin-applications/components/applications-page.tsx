@@ -13,7 +13,7 @@ import { useApplications, useDeleteApplication, useReplaceApplicationSecret, use
 import { ApplicationFormDialog } from './application-form-dialog'
 import { ApplicationsEmpty } from './applications-empty'
 import { type ApplicationAction, ApplicationsTable } from './applications-table'
-import { ConfirmDialog } from './confirm-dialog'
+import { ConfirmDialog } from '~web/components/confirm-dialog'
 import { type Credentials, CredentialsDialog } from './credentials-dialog'
 
 type Confirming = { application: Application; action: 'replace-secret' | 'delete' }

@@ -2,7 +2,7 @@ import TriangleAlert from 'lucide-react/icons/triangle-alert'
 import { Button } from '~web/components/ui/button'
 import { Dialog } from '~web/components/ui/dialog'
 import { useI18n } from '~web/lib/i18n'
-import { CopyField } from './copy-field'
+import { CopyField } from '~web/components/copy-field'
 import { ProviderAddresses } from './provider-addresses'
 
 /** What the credentials dialog shows: the client id, and the secret when one was just made. */

@@ -3,7 +3,7 @@ import { Spinner } from '~web/components/ui/spinner'
 import { ErrorState } from '~web/components/ui/states'
 import { useI18n } from '~web/lib/i18n'
 import { type DiscoveredAddresses, useProviderAddresses } from '../api/provider'
-import { CopyField } from './copy-field'
+import { CopyField } from '~web/components/copy-field'
 
 /** The addresses, in the order shown: what most libraries need first, then each endpoint. */
 const FIELDS = ['issuer', 'discovery', 'authorization', 'token', 'userinfo', 'jwks', 'endSession'] as const satisfies readonly (keyof DiscoveredAddresses)[]

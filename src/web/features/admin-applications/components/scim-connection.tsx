@@ -3,7 +3,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~web/
 import { useI18n } from '~web/lib/i18n'
 import { formatDateTime } from '~web/lib/time'
 import { useScimConnection } from '../api/scim-connection'
-import { CopyField } from './copy-field'
+import { CopyField } from '~web/components/copy-field'
 
 /** Whether the application may provision people by SCIM: a service application with the `scim` scope. */
 export function providesScim(application: Pick<Application, 'type' | 'scopes'>): boolean {

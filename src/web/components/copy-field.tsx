@@ -11,9 +11,9 @@ export function CopyField({ label, value }: { label: string; value: string }) {
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(value)
-      notify.success(t('applications.copied', { label }))
+      notify.success(t('copyField.copied', { label }))
     } catch {
-      notify.error(t('applications.copyFailed'))
+      notify.error(t('copyField.copyFailed'))
     }
   }
   return (
@@ -23,8 +23,8 @@ export function CopyField({ label, value }: { label: string; value: string }) {
       </label>
       <div className="flex gap-2">
         <Input id={id} readOnly value={value} className="font-mono" onFocus={(event) => event.currentTarget.select()} />
-        <Button variant="outline" onClick={() => void copy()} aria-label={t('applications.copyLabel', { label })}>
-          {t('applications.copy')}
+        <Button variant="outline" onClick={() => void copy()} aria-label={t('copyField.copyLabel', { label })}>
+          {t('copyField.copy')}
         </Button>
       </div>
     </div>
