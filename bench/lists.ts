@@ -12,6 +12,7 @@ import { listUsers } from '~server/data/users/user-list'
 import { USER_SORTS } from '~shared/schemas/lists'
 import type { Database } from '~server/db/types'
 import { signIn } from './support/accounts'
+import { measureScim, scimSection } from './scim'
 import { machineLine, query, startServer } from './support/server'
 
 /**
@@ -169,7 +170,7 @@ function cases(): Case[] {
 
 // ---------------------------------------------------------------------------------------------
 
-function benchDatabaseUrl(): string {
+export function benchDatabaseUrl(): string {
   const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/accounts_bench')
   if (url.pathname === '/' || url.pathname === '/postgres') url.pathname = '/accounts_bench'
   return url.toString()
@@ -454,11 +455,8 @@ const KEY_QUERIES: { group: Group; name: string; why: string }[] = [
   { group: 'Statistics', name: 'totals and recent activity', why: 'statistics' },
 ]
 
-export async function run(): Promise<string> {
-  const loadAtStart = os
-    .loadavg()
-    .map((n) => n.toFixed(2))
-    .join(', ')
+/** The lists data set (1,000,000 users and 10,000,000 activity entries), seeded if it is not yet there; its address. */
+export async function seededListsDatabase(): Promise<string> {
   const url = benchDatabaseUrl()
   await ensureDatabase(url)
   const loader = openLoaderDatabase(url)
@@ -467,6 +465,15 @@ export async function run(): Promise<string> {
   } finally {
     await loader.destroy()
   }
+  return url
+}
+
+export async function run(): Promise<string> {
+  const loadAtStart = os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(', ')
+  const url = await seededListsDatabase()
   const all = cases()
 
   console.log(`database: ${all.length} cases × ${REPEATS} repetitions...`)
@@ -491,6 +498,7 @@ export async function run(): Promise<string> {
 
   console.log(`HTTP: ${HTTP_CONNECTIONS} connections, ${HTTP_SECONDS} s per group...`)
   const http = await measureHttp(url, all)
+  const scim = await measureScim(url)
 
   const groups = Object.keys(TARGETS) as Group[]
   const dbRows = groups.map((group) => {
@@ -595,6 +603,8 @@ export async function run(): Promise<string> {
     '| Export | Rows | Seconds | Rows/s | COPY rows/s | Ratio | Server MiB before / peak | |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...exportRows,
+    '',
+    ...scimSection(scim),
     '',
     '## How',
     '',

@@ -13,6 +13,7 @@
  *   passkeys  passkey sign-ins per second beside password sign-ins
  *   oidc   Sign in with Accounts: refresh grants and code exchanges per second, UserInfo latency, on PGlite and PostgreSQL
  *   import users:import of a million seed-application accounts per second and its memory; the first sign-in of an imported account
+ *   scim   SCIM lookups by userName, externalId and e-mail, and a full read of 1,000,000 users (also part of lists)
  *   own-data  an account with 100,000 activity entries: its export's speed and the server's memory, then its deletion
  *
  * BENCH_DATABASE_URL names the PostgreSQL server (default: the local one); one that cannot be used is
@@ -22,7 +23,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { benchDatabaseProblem } from './support/server'
 
-const available = ['auth', 'lists', 'web', 'load', 'enumeration', 'peers', 'two-factor', 'passkeys', 'sessions', 'oidc', 'import', 'own-data'] as const
+const available = ['auth', 'lists', 'web', 'load', 'enumeration', 'peers', 'two-factor', 'passkeys', 'sessions', 'oidc', 'import', 'own-data', 'scim'] as const
 type BenchName = (typeof available)[number]
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'))
