@@ -41,16 +41,13 @@ export interface LoginLocationState {
 }
 
 export function LoginPage() {
-  const location = useLocation()
-  const query = new URLSearchParams(location.search)
+  const query = new URLSearchParams(useLocation().search)
   const interaction = query.get('interaction')
-  const idp = query.get('idp')
-  // `?idp=<id>` (a link, or an app's `idp_hint`): that provider at once, back to this page without it.
-  if (idp) {
-    query.delete('idp')
+  // `?idp=<id>` (a link, or an app's `idp_hint`): that provider at once.
+  if (query.get('idp')) {
     return (
       <Suspense fallback={<PageSpinner />}>
-        <ProviderStart providerId={idp} returnTo={interaction ? `${location.pathname}?${query}` : (location.state as LoginLocationState | null)?.from} />
+        <ProviderStart />
       </Suspense>
     )
   }

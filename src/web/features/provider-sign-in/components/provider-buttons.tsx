@@ -1,4 +1,5 @@
 import { useEffect } from 'react'
+import { useLocation } from 'react-router'
 import { buttonClass } from '~web/components/ui/button'
 import { PageSpinner } from '~web/components/ui/spinner'
 import { useI18n } from '~web/lib/i18n'
@@ -56,10 +57,18 @@ export function ProviderButtons({
   )
 }
 
-/** `/login?idp=<id>`: that provider's sign-in starts at once. */
-export function ProviderStart({ providerId, returnTo }: { providerId: string; returnTo?: string | null | undefined }) {
+/**
+ * `/login?idp=<id>`: that provider's sign-in starts at once, and comes back to where the person
+ * wanted to go, or to the app's sign-in request on the sign-in page (without `idp`: decision 0515).
+ */
+export function ProviderStart() {
+  const location = useLocation()
   useEffect(() => {
-    window.location.replace(providerStartUrl(providerId, { returnTo }))
-  }, [providerId, returnTo])
+    const query = new URLSearchParams(location.search)
+    const providerId = query.get('idp') ?? ''
+    query.delete('idp')
+    const from = (location.state as { from?: string } | null)?.from
+    window.location.replace(providerStartUrl(providerId, { returnTo: query.has('interaction') ? `${location.pathname}?${query}` : from }))
+  }, [location])
   return <PageSpinner />
 }
