@@ -6,6 +6,8 @@
 export const paths = {
   home: '/',
   login: '/login',
+  /** Where the server hands a provider sign-in to the web app (`#handoff=<code>`). */
+  loginComplete: '/login/complete',
   register: '/register',
   forgotPassword: '/forgot-password',
   resetPassword: '/reset-password',

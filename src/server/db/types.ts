@@ -173,6 +173,9 @@ export interface RecoveryCodesTable {
 }
 
 /** A sign-in waiting for its second step: the hashed mfaToken (migration 0010). */
+/** How a sign-in's first step was made (RFC 8176): a password, or an identity provider. */
+export type FirstFactor = 'pwd' | 'fed'
+
 export interface MfaChallengesTable {
   token_hash: Buffer
   user_id: string
@@ -180,6 +183,8 @@ export interface MfaChallengesTable {
   expires_at: Timestamp
   failures: Generated<number>
   used_at: Timestamp | null
+  /** The first step's RFC 8176 value (migration 0028): `pwd`, or `fed` after an identity provider. */
+  first_factor: Generated<FirstFactor>
 }
 
 /** A registered WebAuthn credential (migration 0011). */

@@ -71,6 +71,8 @@ const ENGINE_SCOPES = [...SCOPES, ...API_SCOPE_NAMES]
 
 /** Marks an authorization request whose `prompt=consent` was added for `offline_access` (not asked by the app). */
 export const IMPLIED_CONSENT_PARAM = 'accounts_offline_consent'
+/** An app's choice of identity provider (contract section 10): the sign-in goes straight to it. */
+export const IDP_HINT_PARAM = 'idp_hint'
 
 export function createProvider(options: ProviderOptions): Provider {
   const { db, issuer, clock } = options
@@ -124,7 +126,7 @@ export function createProvider(options: ProviderOptions): Provider {
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
     extraClientMetadata: { properties: ['accounts_allowed_roles', 'accounts_first_party', SERVICE_SCOPES_METADATA] },
-    extraParams: [IMPLIED_CONSENT_PARAM],
+    extraParams: [IMPLIED_CONSENT_PARAM, IDP_HINT_PARAM],
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256', 'ES256'],
       userinfoSigningAlgValues: ['RS256', 'ES256'],

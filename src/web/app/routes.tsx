@@ -41,6 +41,14 @@ export const routes: RouteObject[] = [
         ),
       },
       {
+        // A provider sign-in's last step; what follows it is signed in, so its texts are the signed-in area's.
+        path: paths.loginComplete,
+        lazy: page(
+          () => Promise.all([import('~web/features/provider-sign-in/components/complete-page'), loadAppTexts()]).then(([m]) => m),
+          (m) => m.ProviderCompletePage,
+        ),
+      },
+      {
         path: paths.register,
         lazy: page(
           () => import('~web/features/auth/components/register-page'),

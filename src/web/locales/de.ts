@@ -851,6 +851,21 @@ const de: Messages = {
     removed: 'Passkey entfernt',
     removeFailed: 'Passkey konnte nicht entfernt werden',
   },
+  providerSignIn: {
+    continueWith: 'Weiter mit {{name}}',
+    usePassword: 'Mein Passwort verwenden',
+    failed: 'Die Anmeldung bei Ihrem Anbieter konnte nicht abgeschlossen werden. Bitte versuchen Sie es erneut.',
+  },
+  providerComplete: {
+    working: 'Anmeldung läuft…',
+    linkTitle: '{{name}} mit Ihrem Konto verknüpfen',
+    linkText: 'Ein Konto mit {{email}} existiert bereits. Melden Sie sich wie gewohnt an, dann wird {{name}} damit verknüpft.',
+    linked: '{{name}} ist jetzt mit Ihrem Konto verknüpft',
+    errors: {
+      noAccount: 'Kein Konto verwendet diese {{name}}-Identität. Bitten Sie einen Administrator um eine Einladung.',
+      linkedElsewhere: 'Diese {{name}}-Identität ist mit einem anderen Konto verknüpft.',
+    },
+  },
   time: { justNow: 'Gerade eben' },
   adminLists: {
     verifiedFilter: 'E-Mail bestätigt',

@@ -742,6 +742,17 @@ export const enApp = {
     deleted: 'Your account has been deleted',
     failed: 'Failed to delete your account',
   },
+  /** The page a provider sign-in comes back to (`/login/complete`); the sign-in page's texts are in en.ts. */
+  providerComplete: {
+    working: 'Signing you in…',
+    linkTitle: 'Link {{name}} to your account',
+    linkText: 'An account with {{email}} already exists. Sign in to it as usual, and {{name}} will be linked to it.',
+    linked: '{{name}} is now linked to your account',
+    errors: {
+      noAccount: 'No account uses this {{name}} identity. Ask an administrator for an invitation.',
+      linkedElsewhere: 'This {{name}} identity is linked to another account.',
+    },
+  },
 }
 
 export type AppTexts = typeof enApp

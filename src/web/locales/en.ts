@@ -249,6 +249,12 @@ export const en = {
     signInCancelled: 'No passkey was used. Try again, or sign in with your email and password.',
     signInInvalid: 'This passkey could not sign you in. It may have been removed from your account: sign in with your email and password instead.',
   },
+  /** Signing in with an identity provider: the sign-in page's texts (the rest are in en-app.ts). */
+  providerSignIn: {
+    continueWith: 'Continue with {{name}}',
+    usePassword: 'Use my password instead',
+    failed: 'The sign-in with your provider could not be completed. Please try again.',
+  },
   time: {
     justNow: 'Just now',
   },

@@ -848,6 +848,21 @@ const es: Messages = {
     removed: 'Llave de acceso quitada',
     removeFailed: 'No se pudo quitar la llave de acceso',
   },
+  providerSignIn: {
+    continueWith: 'Continuar con {{name}}',
+    usePassword: 'Usar mi contraseña',
+    failed: 'No se pudo completar el inicio de sesión con tu proveedor. Inténtalo de nuevo.',
+  },
+  providerComplete: {
+    working: 'Iniciando sesión…',
+    linkTitle: 'Vincular {{name}} a tu cuenta',
+    linkText: 'Ya existe una cuenta con {{email}}. Inicia sesión en ella como siempre y {{name}} quedará vinculado.',
+    linked: '{{name}} está ahora vinculado a tu cuenta',
+    errors: {
+      noAccount: 'Ninguna cuenta usa esta identidad de {{name}}. Pide una invitación a un administrador.',
+      linkedElsewhere: 'Esta identidad de {{name}} está vinculada a otra cuenta.',
+    },
+  },
   time: { justNow: 'Justo ahora' },
   adminLists: {
     verifiedFilter: 'Correo verificado',

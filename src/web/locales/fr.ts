@@ -851,6 +851,21 @@ const fr: Messages = {
     removed: 'Clé d’accès retirée',
     removeFailed: 'Impossible de retirer la clé d’accès',
   },
+  providerSignIn: {
+    continueWith: 'Continuer avec {{name}}',
+    usePassword: 'Utiliser mon mot de passe',
+    failed: "La connexion avec votre fournisseur n'a pas abouti. Veuillez réessayer.",
+  },
+  providerComplete: {
+    working: 'Connexion en cours…',
+    linkTitle: 'Associer {{name}} à votre compte',
+    linkText: 'Un compte avec {{email}} existe déjà. Connectez-vous-y comme d’habitude, et {{name}} y sera associé.',
+    linked: '{{name}} est maintenant associé à votre compte',
+    errors: {
+      noAccount: "Aucun compte n'utilise cette identité {{name}}. Demandez une invitation à un administrateur.",
+      linkedElsewhere: 'Cette identité {{name}} est associée à un autre compte.',
+    },
+  },
   time: { justNow: "À l'instant" },
   adminLists: {
     verifiedFilter: 'E-mail vérifié',

@@ -51,6 +51,8 @@ const identitiesWithSubject = (subject: string) => t.ctx.db.selectFrom('federate
 const usersWithEmail = (email: string) => t.ctx.db.selectFrom('users').selectAll().where('email', '=', email).execute()
 const link = (userId: string, subject: string, providerId = provider.id) =>
   t.ctx.db.insertInto('federated_identities').values({ provider_id: providerId, user_id: userId, subject, email: null, linked_at: t.clock.now() }).execute()
+const newestSessionAmr = async (userId: string) =>
+  (await t.ctx.db.selectFrom('sessions').select('amr').where('user_id', '=', userId).orderBy('created_at', 'desc').executeTakeFirstOrThrow()).amr
 let subjects = 0
 const newSubject = () => `upstream-${process.pid}-${++subjects}`
 
@@ -153,6 +155,17 @@ describe('signing in through a provider', () => {
     t.clock.advance(30)
     const finished = expectSuccess(await secondStep(t, { mfaToken: data.mfaToken, code: codeAt(t, secret) })).data
     expect(finished.user.id).toBe(owner.id)
+    // The session says the provider, not a password nobody typed (decision 0514).
+    expect(await newestSessionAmr(owner.id)).toEqual(['fed', 'otp', 'mfa'])
+  })
+
+  it('keeps `pwd` first after a password and its second step', async () => {
+    const owner = await quickSignIn(t, { name: 'Password Step' })
+    const { secret } = await turnOnTwoFactor(t, owner)
+    t.clock.advance(30)
+    const mfaToken = (await t.login(owner.email, owner.password)).json().data.mfaToken
+    expectSuccess(await secondStep(t, { mfaToken, code: codeAt(t, secret) }))
+    expect(await newestSessionAmr(owner.id)).toEqual(['pwd', 'otp', 'mfa'])
   })
 })
 

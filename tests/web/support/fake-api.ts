@@ -101,3 +101,6 @@ export function installFakeApi(): FakeApi {
   }
   return api
 }
+
+/** The calls besides the look-ups of identity providers that the sign-in and registration pages make on every visit. */
+export const besidesProviderLookups = (api: FakeApi): FakeRequest[] => api.calls.filter((call) => !call.path.startsWith('/auth/identity-providers'))

@@ -3,7 +3,7 @@ import type { ActivityKind } from '~server/data/activity/activities'
 import { countUserPasskeys } from '~server/data/passkeys/passkeys'
 import { userColumns, type UserRecord } from '~server/data/users/users'
 import { runNamedStatement } from '~server/db/prepared'
-import type { Database, Db } from '~server/db/types'
+import type { Database, Db, FirstFactor } from '~server/db/types'
 
 /**
  * Rows of an account's second factors (migration 0010): the authenticator-app secret (sealed),
@@ -126,10 +126,17 @@ export async function markMfaEnabled(trx: Db, userId: string): Promise<void> {
   await trx.updateTable('users').set({ mfa_enabled: true }).where('id', '=', userId).execute()
 }
 
-export async function createMfaChallenge(db: Db, input: { tokenHash: Buffer; userId: string; now: Date; expiresAt: Date }): Promise<void> {
+export async function createMfaChallenge(db: Db, input: { tokenHash: Buffer; userId: string; now: Date; expiresAt: Date; firstFactor: FirstFactor }): Promise<void> {
   await db
     .insertInto('mfa_challenges')
-    .values({ token_hash: input.tokenHash, user_id: input.userId, created_at: input.now, expires_at: input.expiresAt, used_at: null })
+    .values({
+      token_hash: input.tokenHash,
+      user_id: input.userId,
+      created_at: input.now,
+      expires_at: input.expiresAt,
+      used_at: null,
+      first_factor: input.firstFactor,
+    })
     .execute()
 }
 
@@ -137,12 +144,12 @@ export async function createMfaChallenge(db: Db, input: { tokenHash: Buffer; use
 export async function findSecondStep(
   db: Db,
   input: { tokenHash: Buffer; now: Date; maxFailures: number },
-): Promise<(UserRecord & { secret_sealed: Buffer | null; totp_enabled_at: Date | null; last_used_step: number | null }) | undefined> {
+): Promise<(UserRecord & { secret_sealed: Buffer | null; totp_enabled_at: Date | null; last_used_step: number | null; first_factor: FirstFactor }) | undefined> {
   const query = db
     .selectFrom('mfa_challenges as c')
     .innerJoin('users as u', 'u.id', 'c.user_id')
     .leftJoin('totp_credentials as t', 't.user_id', 'c.user_id')
-    .select([...userColumns.map((column) => `u.${column}` as const), 't.secret_sealed', 't.enabled_at as totp_enabled_at', 't.last_used_step'])
+    .select([...userColumns.map((column) => `u.${column}` as const), 't.secret_sealed', 't.enabled_at as totp_enabled_at', 't.last_used_step', 'c.first_factor'])
     .where('c.token_hash', '=', input.tokenHash)
     .where('c.used_at', 'is', null)
     .where('c.expires_at', '>', input.now)

@@ -7,7 +7,8 @@ import { conflict, forbidden, notFound } from '~server/http/errors'
 import { accountMayUseApp } from '~server/oidc/accounts'
 import { providerTransaction } from '~server/oidc/engine-request'
 import { isFirstParty } from '~server/oidc/clients'
-import { IMPLIED_CONSENT_PARAM } from '~server/oidc/provider'
+import { IDP_HINT_PARAM, IMPLIED_CONSENT_PARAM } from '~server/oidc/provider'
+import { findProvider } from '~server/data/identity-providers/identity-providers'
 
 /**
  * The steps of an app's sign-in that happen on the product's own pages (decision 0403): the
@@ -75,13 +76,25 @@ export async function startAppSignIn(ctx: AppContext, raw: RawExchange, uid: str
     return `/login?interaction=${encodeURIComponent(uid)}`
   }
   const { interaction } = loaded
-  if (interaction.prompt.name !== 'consent') return `/login?interaction=${encodeURIComponent(uid)}`
+  if (interaction.prompt.name !== 'consent') return `/login?interaction=${encodeURIComponent(uid)}${await providerHint(ctx, interaction)}`
   const why = reasons(interaction)
   const onlyImplied = interaction.params[IMPLIED_CONSENT_PARAM] === '1' && why.length > 0 && why.every((reason) => reason === 'consent_prompt')
   if (onlyImplied && interaction.grantId) {
     return ctx.oidc.provider.interactionResult(raw.req, raw.res, { consent: { grantId: interaction.grantId } }, { mergeWithLastSubmission: true })
   }
   return `/consent?interaction=${encodeURIComponent(uid)}`
+}
+
+/**
+ * `&idp=<id>` for the sign-in page when the app named an enabled provider with `idp_hint`: the page
+ * starts that provider at once and comes back to the app's request (decision 0515). An unknown
+ * or disabled provider is no hint: the page offers what it always offers.
+ */
+async function providerHint(ctx: AppContext, interaction: Interaction): Promise<string> {
+  const hint = interaction.params[IDP_HINT_PARAM]
+  if (typeof hint !== 'string' || hint.length > 100) return ''
+  const provider = await findProvider(ctx.db, hint)
+  return provider?.enabled ? `&idp=${encodeURIComponent(provider.id)}` : ''
 }
 
 /** The signed-in person continues to the app: their product session signs the provider session in. */

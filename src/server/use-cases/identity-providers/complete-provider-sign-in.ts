@@ -15,6 +15,7 @@ import { claimHandoff, pendLink } from '~server/data/identity-providers/federati
 import { findLinkedAccount, insertIdentity, touchIdentity } from '~server/data/identity-providers/federated-identities'
 import { findProviderForSignIn, type ProviderWithSecret } from '~server/data/identity-providers/identity-providers'
 import { findUserByEmail, type UserRecord, userColumns } from '~server/data/users/users'
+import type { FirstFactor } from '~server/db/types'
 import type { VerifiedIdentity } from '~server/federation/openid-connect'
 import { forbidden } from '~server/http/errors'
 import { openSession } from '~server/use-cases/sign-in/open-session'
@@ -26,8 +27,12 @@ import { roleFromRules, syncRole } from './role-rules'
 /** How long the owner of a matching account has to prove it and link the identity. */
 export const LINK_SECONDS = 10 * 60
 
-/** RFC 8176 has no value for "an identity provider vouched"; `fed` says it, and no password was used. */
-const PROVIDER_AMR = ['fed'] as const
+/**
+ * RFC 8176 has no value for "an identity provider vouched"; `fed` says it, and no password was used.
+ * The second step after it keeps it first (`fed`, `otp`, `mfa`: decision 0514).
+ */
+const PROVIDER_FIRST_FACTOR = 'fed' satisfies FirstFactor
+const PROVIDER_AMR = [PROVIDER_FIRST_FACTOR] as const
 
 export interface CompleteInput {
   handoff: string
@@ -128,7 +133,7 @@ async function signInLinked(
   }
   if (input.mfaEnabled) {
     input.count('second-step')
-    return startSecondStep(ctx, user.id)
+    return startSecondStep(ctx, user.id, PROVIDER_FIRST_FACTOR)
   }
   input.count('signed-in')
   return openSession(ctx, {

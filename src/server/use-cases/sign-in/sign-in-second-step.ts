@@ -7,6 +7,7 @@ import { generateToken, hashToken } from '~server/auth/secure-token'
 import { accountRefusal } from '~server/auth/session-check'
 import { acceptedTotpStep } from '~server/auth/totp'
 import { addSeconds } from '~server/clock'
+import type { FirstFactor } from '~server/db/types'
 import type { AppContext } from '~server/context'
 import { createMfaChallenge, findSecondStep, useSecondStep } from '~server/data/two-factor/second-factors'
 import { unauthorized } from '~server/http/errors'
@@ -25,11 +26,14 @@ import { secondFactorMethods } from '~server/use-cases/two-factor/two-factor-sta
 export const MFA_TOKEN_SECONDS = 5 * 60
 export const MFA_TOKEN_MAX_FAILURES = 5
 
-/** After the password: the challenge the second step answers. */
-export async function startSecondStep(ctx: AppContext, userId: string): Promise<MfaRequired> {
+/**
+ * After the password (`pwd`) or an identity provider (`fed`): the challenge the second step
+ * answers. It keeps which first step it follows, for the session's `amr` (decision 0514).
+ */
+export async function startSecondStep(ctx: AppContext, userId: string, firstFactor: FirstFactor = 'pwd'): Promise<MfaRequired> {
   const mfaToken = generateToken()
   const now = ctx.clock()
-  await createMfaChallenge(ctx.db, { tokenHash: hashToken(mfaToken), userId, now, expiresAt: addSeconds(now, MFA_TOKEN_SECONDS) })
+  await createMfaChallenge(ctx.db, { tokenHash: hashToken(mfaToken), userId, now, expiresAt: addSeconds(now, MFA_TOKEN_SECONDS), firstFactor })
   return { mfaRequired: true, mfaToken, methods: await secondFactorMethods(ctx, userId) }
 }
 
@@ -60,7 +64,7 @@ export async function signInSecondStep(ctx: AppContext, input: SecondStepInput):
     await ctx.limiter.consume(RULES.signInByIp, ip)
     throw invalidCode()
   }
-  const { secret_sealed, totp_enabled_at, last_used_step, ...user } = found
+  const { secret_sealed, totp_enabled_at, last_used_step, first_factor, ...user } = found
   // Counted where the password was: the browser's device cookie for this account, else the
   // address and the account (decision 0301); the password step left these counts standing.
   const device = ctx.deviceTokens.recognise(input.deviceCookie, user.id, now)
@@ -96,8 +100,9 @@ export async function signInSecondStep(ctx: AppContext, input: SecondStepInput):
     ip,
     userAgent: input.userAgent,
     lang: input.lang,
-    // RFC 8176: a password, then a one-time code (an app's, or a recovery code), two factors.
-    amr: ['pwd', 'otp', 'mfa'],
+    // RFC 8176: the first step (a password, or `fed` for an identity provider), then a one-time
+    // code (an app's, or a recovery code), two factors.
+    amr: [first_factor, 'otp', 'mfa'],
     ...(recoveryHash ? { activity: 'Logged in with a recovery code' } : {}),
   })
 }

@@ -18,12 +18,17 @@ import { browserHasPasskeyAutofill, browserHasWebAuthn } from '~web/lib/webauthn
 import { login } from '../api/login'
 import { cancelPasskeyAutofill, PasskeyCeremonyError, signInWithPasskey } from '../api/passkey-sign-in'
 import { loginMessageKey } from '../login-message'
+import { discoverProvider, listSignInProviders, type ProviderChoice } from '~web/features/provider-sign-in/api/sign-in-providers'
 
 const loginSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.loginSchema))
 // Only accounts with two-factor on need it: kept out of the sign-in page's first load.
 const SecondStepForm = lazy(() => import('./second-step-form').then((m) => ({ default: m.SecondStepForm })))
 // An app's sign-in request (Sign in with Accounts): its own chunk, never loaded by a plain sign-in.
 const AppSignIn = lazy(() => import('~web/features/oidc/components/app-sign-in').then((m) => ({ default: m.AppSignIn })))
+// Signing in with a provider: loaded only when there is one to offer, or one to start (`?idp=`).
+const providerChunk = () => import('~web/features/provider-sign-in/components/provider-buttons')
+const ProviderButtons = lazy(() => providerChunk().then((m) => ({ default: m.ProviderButtons })))
+const ProviderStart = lazy(() => providerChunk().then((m) => ({ default: m.ProviderStart })))
 
 /** What the previous page may hand to the sign-in page. */
 export interface LoginLocationState {
@@ -31,10 +36,21 @@ export interface LoginLocationState {
   message?: string
   /** The session ended without the user signing out (elsewhere, or it expired). */
   sessionEnded?: boolean
+  /** Why a provider sign-in failed, already translated (`/login/complete`). */
+  failure?: string
 }
 
 export function LoginPage() {
-  const interaction = new URLSearchParams(useLocation().search).get('interaction')
+  const query = new URLSearchParams(useLocation().search)
+  const interaction = query.get('interaction')
+  // `?idp=<id>` (a link, or an app's `idp_hint`): that provider at once.
+  if (query.get('idp')) {
+    return (
+      <Suspense fallback={<PageSpinner />}>
+        <ProviderStart />
+      </Suspense>
+    )
+  }
   if (!interaction) return <SignInForm />
   return (
     <Suspense fallback={<PageSpinner />}>
@@ -48,7 +64,20 @@ export function LoginPage() {
  * sign-in request it names the app, and `onSignedIn` takes over after any successful sign-in
  * (and instead of the redirect of someone already signed in); `extra` goes under the form.
  */
-export function SignInForm({ app, onSignedIn, extra }: { app?: string; onSignedIn?: () => void; extra?: ReactNode }) {
+export function SignInForm({
+  app,
+  onSignedIn,
+  extra,
+  email = '',
+  notice,
+}: {
+  app?: string
+  onSignedIn?: () => void
+  extra?: ReactNode
+  /** The address to sign in with, filled in; `notice` says why (a provider's link waits for it). */
+  email?: string
+  notice?: ReactNode
+}) {
   const { t } = useI18n()
   const navigate = useNavigate()
   const location = useLocation()
@@ -56,11 +85,24 @@ export function SignInForm({ app, onSignedIn, extra }: { app?: string; onSignedI
   const state = (location.state ?? {}) as LoginLocationState
   const [failure, setFailure] = useState<{ key: TranslationKey; email: string } | null>(null)
   const [secondStep, setSecondStep] = useState<(MfaRequired & { email: string }) | null>(null)
-  const form = useSchemaForm({ schema: loginSchema, defaultValues: { email: '', password: '' } })
+  const form = useSchemaForm({ schema: loginSchema, defaultValues: { email, password: '' } })
   const { errors, isSubmitting } = form.formState
   // Passkey controls only where the browser has WebAuthn: none at all elsewhere.
   const [passkeys] = useState(browserHasWebAuthn)
   const [passkeyBusy, setPasskeyBusy] = useState(false)
+  // Providers: those the page shows, and the one the typed address's domain routes to.
+  const [providers, setProviders] = useState<ProviderChoice[]>([])
+  const [routed, setRouted] = useState<(ProviderChoice & { hint: string }) | null>(null)
+  // After the provider: back to where the person wanted to go, or to this app's sign-in request.
+  const back = app ? location.pathname + location.search : state.from
+  useEffect(() => void listSignInProviders().then(setProviders, () => undefined), [])
+  const onEmailBlur = (address: string) => {
+    if (!notice && address.includes('@'))
+      void discoverProvider(address).then(
+        (found) => setRouted(found && { ...found, hint: address }),
+        () => undefined,
+      )
+  }
 
   const signedIn = () => {
     notify.success(t('login.success'))
@@ -156,7 +198,9 @@ export function SignInForm({ app, onSignedIn, extra }: { app?: string; onSignedI
         </p>
       }
     >
+      {notice}
       {state.message && !failure ? <Alert tone="success">{state.message}</Alert> : null}
+      {!failure && (state.failure || location.search.includes('error=federation')) ? <Alert tone="error">{state.failure ?? t('providerSignIn.failed')}</Alert> : null}
       {state.sessionEnded && !state.message && !failure ? <Alert tone="info">{t('login.sessionEnded')}</Alert> : null}
       {failure ? (
         <Alert tone="error">
@@ -170,19 +214,33 @@ export function SignInForm({ app, onSignedIn, extra }: { app?: string; onSignedI
       ) : null}
       <form noValidate onSubmit={onSubmit} onFocus={form.preload} className="space-y-4">
         <Field label={t('login.email')} error={errors.email?.message}>
-          <Input type="email" autoComplete={passkeys ? 'username webauthn' : 'email'} inputMode="email" {...form.register('email')} />
+          <Input
+            type="email"
+            autoComplete={passkeys ? 'username webauthn' : 'email'}
+            inputMode="email"
+            {...form.register('email')}
+            onBlur={(event) => onEmailBlur(event.target.value)}
+          />
         </Field>
-        <Field label={t('login.password')} error={errors.password?.message}>
-          <PasswordInput autoComplete="current-password" {...form.register('password')} />
-        </Field>
-        <div className="flex justify-end">
-          <Link to={paths.forgotPassword} className={buttonClass('link')}>
-            {t('login.forgotPassword')}
-          </Link>
-        </div>
-        <Button type="submit" className="w-full" disabled={isSubmitting}>
-          {isSubmitting ? t('login.submitting') : t('login.submit')}
-        </Button>
+        {routed ? (
+          <Suspense fallback={null}>
+            <ProviderButtons providers={[routed]} returnTo={back} loginHint={routed.hint} routed onPassword={() => setRouted(null)} />
+          </Suspense>
+        ) : (
+          <>
+            <Field label={t('login.password')} error={errors.password?.message}>
+              <PasswordInput autoComplete="current-password" {...form.register('password')} />
+            </Field>
+            <div className="flex justify-end">
+              <Link to={paths.forgotPassword} className={buttonClass('link')}>
+                {t('login.forgotPassword')}
+              </Link>
+            </div>
+            <Button type="submit" className="w-full" disabled={isSubmitting}>
+              {isSubmitting ? t('login.submitting') : t('login.submit')}
+            </Button>
+          </>
+        )}
       </form>
       {passkeys ? (
         <div className="space-y-4">
@@ -193,6 +251,11 @@ export function SignInForm({ app, onSignedIn, extra }: { app?: string; onSignedI
             {passkeyBusy ? t('passkeys.signingIn') : t('passkeys.signIn')}
           </Button>
         </div>
+      ) : null}
+      {providers.length > 0 && !notice ? (
+        <Suspense fallback={null}>
+          <ProviderButtons providers={providers} returnTo={back} />
+        </Suspense>
       ) : null}
       {extra}
     </PublicCard>

@@ -1,3 +1,4 @@
+import { lazy, Suspense, useEffect, useState } from 'react'
 import { Link, Navigate, useNavigate } from 'react-router'
 import { PublicCard } from '~web/components/public-card'
 import { Button, buttonClass } from '~web/components/ui/button'
@@ -11,8 +12,11 @@ import { useI18n } from '~web/lib/i18n'
 import { useSession } from '~web/lib/session'
 import { notify } from '~web/lib/toast'
 import { register } from '../api/register'
+import { listSignInProviders, type ProviderChoice } from '~web/features/provider-sign-in/api/sign-in-providers'
 
 const registerSchema = lazySchema(() => import('~shared/schemas/auth').then((m) => m.registerSchema))
+// "Continue with <name>": loaded only when there is a provider to offer.
+const ProviderButtons = lazy(() => import('~web/features/provider-sign-in/components/provider-buttons').then((m) => ({ default: m.ProviderButtons })))
 const FIELDS = ['name', 'email', 'phone', 'password', 'confirmPassword'] as const
 
 export function RegisterPage() {
@@ -24,6 +28,8 @@ export function RegisterPage() {
     defaultValues: { name: '', email: '', phone: '', password: '', confirmPassword: '' },
   })
   const { errors, isSubmitting } = form.formState
+  const [providers, setProviders] = useState<ProviderChoice[]>([])
+  useEffect(() => void listSignInProviders().then(setProviders, () => undefined), [])
 
   // Signed in already: as on the sign-in page, on to the dashboard. A blocked account's stale
   // session does not count.
@@ -72,6 +78,11 @@ export function RegisterPage() {
           {isSubmitting ? t('register.submitting') : t('register.submit')}
         </Button>
       </form>
+      {providers.length > 0 ? (
+        <Suspense fallback={null}>
+          <ProviderButtons providers={providers} />
+        </Suspense>
+      ) : null}
     </PublicCard>
   )
 }
