@@ -26,7 +26,7 @@ import { machineLine, query, startServer } from './support/server'
  * Targets: each lookup p95 < 50 ms; the full read at no less than 5,000 users a second. The plan of
  * each lookup's statements is shown (EXPLAIN ANALYZE of the statements the data layer builds).
  *
- * Every account gets the `externalId` a directory would have given it (once; kept for later runs).
+ * Accounts get the `externalId` a directory would have given them, a share each run (kept for later runs).
  */
 const LOOKUP_SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
 const PAGE = 200
@@ -35,6 +35,7 @@ const ADMIN_PASSWORD = 'Scim-Bench-Admin-42!'
 const SAMPLE = 2_000
 const LOOKUP_TARGET_MS = 50
 const FULL_READ_TARGET = 5_000
+const EXTERNAL_ID_SECONDS = Number(process.env.BENCH_EXTERNAL_ID_SECONDS ?? 120)
 
 interface Sampled {
   id: string
@@ -63,16 +64,32 @@ const LOOKUPS: Lookup[] = [
   { name: 'read by id', filter: () => null, path: (a) => `/scim/v2/Users/${a.id}` },
 ]
 
-/** Gives every account without one the externalId a directory would have sent (`hr-` and 12 hex digits), then analyzes. */
-async function giveExternalIds(url: string): Promise<void> {
+/**
+ * Gives accounts the externalId a directory would have sent (`hr-` and 12 hex digits), 10,000 at a
+ * time, for at most EXTERNAL_ID_SECONDS per run (each account's row and its 30-odd index entries are
+ * rewritten: a million take most of an hour on this machine); later runs go on where it stopped.
+ * Says how many accounts have one.
+ */
+async function giveExternalIds(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    const missing = await client.query<{ n: string }>('SELECT count(*) AS n FROM users WHERE scim_external_id IS NULL')
-    if (Number(missing.rows[0]!.n) === 0) return
-    console.log(`giving ${Number(missing.rows[0]!.n).toLocaleString('en-US')} accounts an externalId...`)
-    await client.query(`UPDATE users SET scim_external_id = 'hr-' || substr(md5(id::text), 1, 12) WHERE scim_external_id IS NULL`)
-    await client.query('VACUUM (ANALYZE) users')
+    const started = performance.now()
+    let given = 0
+    while (performance.now() - started < EXTERNAL_ID_SECONDS * 1000) {
+      const batch = await client.query(
+        `UPDATE users SET scim_external_id = 'hr-' || substr(md5(id::text), 1, 12)
+         WHERE id IN (SELECT id FROM users WHERE scim_external_id IS NULL LIMIT 10000)`,
+      )
+      given += batch.rowCount ?? 0
+      if ((batch.rowCount ?? 0) < 10_000) break
+    }
+    if (given > 0) {
+      console.log(`gave ${given.toLocaleString('en-US')} accounts an externalId`)
+      await client.query('VACUUM (ANALYZE) users')
+    }
+    const have = await client.query<{ n: string }>('SELECT count(*) AS n FROM users WHERE scim_external_id IS NOT NULL')
+    return Number(have.rows[0]!.n)
   } finally {
     await client.end()
   }
@@ -155,11 +172,12 @@ export interface ScimResults {
   lookups: { name: string; requests: number; p50: number; p95: number; p99: number; failures: number }[]
   fullRead: { users: number; total: number; seconds: number; pageP50: number; pageP95: number; pageMax: number; peakMiB: number; idleMiB: number }
   explained: string[]
+  withExternalId: number
 }
 
 /** The SCIM measurements on a seeded lists database (`url`). */
 export async function measureScim(url: string): Promise<ScimResults> {
-  await giveExternalIds(url)
+  const withExternalId = await giveExternalIds(url)
   const accounts = await sample(url)
   if (accounts.length === 0) throw new Error('the lists data set has no accounts to look up')
 
@@ -256,6 +274,7 @@ export async function measureScim(url: string): Promise<ScimResults> {
       lookups,
       fullRead: { users, total, seconds, pageP50: percentile(pageTimes, 50), pageP95: percentile(pageTimes, 95), pageMax: pageTimes.at(-1) ?? NaN, peakMiB, idleMiB },
       explained,
+      withExternalId,
     }
   } finally {
     await server.stop()
@@ -272,8 +291,8 @@ export function scimSection(results: ScimResults): string[] {
     '## SCIM (`/scim/v2`) at this scale',
     '',
     "Through HTTP with a service application's API key (`scim` scope), the server as above. Each lookup one client at a",
-    `time for ${LOOKUP_SECONDS} s, cycling through ${SAMPLE.toLocaleString('en-US')} accounts sampled across the table (every account has the \`externalId\``,
-    'a directory would have given it). Latency per request, in ms.',
+    `time for ${LOOKUP_SECONDS} s, cycling through ${SAMPLE.toLocaleString('en-US')} accounts sampled across those with the \`externalId\` a directory would have`,
+    `given them (${results.withExternalId.toLocaleString('en-US')} accounts have one; the index holds only those). Latency per request, in ms.`,
     '',
     '| Lookup | Requests | p50 | p95 | p99 | Target p95 | | Failures |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',

@@ -194,7 +194,7 @@ describe('CSV exports', () => {
     await Promise.all(Array.from({ length: 12 }, () => t.ctx.db.selectFrom('users').select('id').limit(1).execute()))
     const [, ...data] = rows((await download(`/api/admin/users/export?search=${cut}&sort=email&order=asc`)).body)
     expect(data).toHaveLength(many)
-  })
+  }, 90_000)
 
   it('reads COPY’s text format back (tabs, backslash escapes, NULL) and writes the filters in as quoted literals', () => {
     expect(copyFields('a\tb\\tc\t\\N\t\\\\N\tline\\nbreak\t')).toEqual(['a', 'b\tc', null, '\\N', 'line\nbreak', ''])

@@ -27,5 +27,5 @@ describe('`npm run db:seed` and the first administrator', () => {
     // The other roles keep their share of every status.
     const { rows: active } = await sql<{ n: string }>`SELECT count(*) AS n FROM users WHERE role <> 'ADMIN' AND status = 'ACTIVE'`.execute(handle.db)
     expect(Number(active[0]!.n)).toBeGreaterThan(16_000)
-  })
+  }, 90_000)
 })
