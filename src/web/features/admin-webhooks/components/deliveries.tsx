@@ -80,8 +80,8 @@ export function Deliveries({ webhook }: { webhook: Webhook }) {
               {query.data.deliveries.map((delivery) => (
                 <tr key={delivery.id} data-delivery={delivery.id} className="relative block border-b border-line py-2 last:border-0 md:table-row md:py-0">
                   <td className="block pr-20 md:table-cell md:px-2 md:py-2 md:align-top">
-                    <span className="block font-mono text-xs font-medium wrap-anywhere">{delivery.eventType}</span>
-                    <span className="block font-mono text-xs wrap-anywhere text-muted">{delivery.eventId}</span>
+                    <span className="block font-mono text-xs font-medium break-words">{delivery.eventType}</span>
+                    <span className="block font-mono text-xs break-words text-muted">{delivery.eventId}</span>
                   </td>
                   <Cell label={t('webhooks.deliveries.columns.status')}>
                     <Badge tone={STATUS_TONES[delivery.status]}>{t(`webhooks.deliveries.statuses.${delivery.status}`)}</Badge>

@@ -24,6 +24,7 @@ import { notify } from '~web/lib/toast'
 import { useDeleteWebhook, useReplaceWebhookSecret, useSendTestEvent, useUpdateWebhook, useWebhooks } from '../api/webhooks'
 import { Deliveries } from './deliveries'
 import { SecretDialog, type ShownSecret } from './secret-dialog'
+import { UrlText } from './url-text'
 import { WebhookFormDialog } from './webhook-form-dialog'
 
 type Action = 'edit' | 'rotate' | 'toggle' | 'delete'
@@ -220,7 +221,7 @@ function EndpointCard({
       <div className="flex items-start gap-3 p-4 sm:p-6">
         <div className="min-w-0 flex-1 space-y-2">
           <h2 id={heading} className="font-mono text-sm font-semibold wrap-anywhere sm:text-base">
-            {webhook.url}
+            <UrlText url={webhook.url} />
           </h2>
           {webhook.description ? <p className="text-sm text-muted">{webhook.description}</p> : null}
           <div className="flex flex-wrap items-center gap-2">
