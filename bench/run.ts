@@ -14,6 +14,7 @@
  *   oidc   Sign in with Accounts: refresh grants and code exchanges per second, UserInfo latency, on PGlite and PostgreSQL
  *   import users:import of a million seed-application accounts per second and its memory; the first sign-in of an imported account
  *   own-data  an account with 100,000 activity entries: its export's speed and the server's memory, then its deletion
+ *   webhooks  deliveries a second to a local receiver, change-to-delivery latency at 200 changes a second, sign-in and /auth/me with and without ten endpoints
  *
  * BENCH_DATABASE_URL names the PostgreSQL server (default: the local one); one that cannot be used is
  * said before any benchmark starts.
@@ -22,7 +23,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { benchDatabaseProblem } from './support/server'
 
-const available = ['auth', 'lists', 'web', 'load', 'enumeration', 'peers', 'two-factor', 'passkeys', 'sessions', 'oidc', 'import', 'own-data'] as const
+const available = ['auth', 'lists', 'web', 'load', 'enumeration', 'peers', 'two-factor', 'passkeys', 'sessions', 'oidc', 'import', 'own-data', 'webhooks'] as const
 type BenchName = (typeof available)[number]
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'))
