@@ -15,6 +15,7 @@
  *   import users:import of a million seed-application accounts per second and its memory; the first sign-in of an imported account
  *   scim   SCIM lookups by userName, externalId and e-mail, and a full read of 1,000,000 users (also part of lists)
  *   own-data  an account with 100,000 activity entries: its export's speed and the server's memory, then its deletion
+ *   webhooks  deliveries a second to a local receiver, change-to-delivery latency at 200 changes a second, sign-in and /auth/me with and without ten endpoints
  *
  * BENCH_DATABASE_URL names the PostgreSQL server (default: the local one); one that cannot be used is
  * said before any benchmark starts.
@@ -23,7 +24,22 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { benchDatabaseProblem } from './support/server'
 
-const available = ['auth', 'lists', 'web', 'load', 'enumeration', 'peers', 'two-factor', 'passkeys', 'sessions', 'oidc', 'import', 'own-data', 'scim'] as const
+const available = [
+  'auth',
+  'lists',
+  'web',
+  'load',
+  'enumeration',
+  'peers',
+  'two-factor',
+  'passkeys',
+  'sessions',
+  'oidc',
+  'import',
+  'own-data',
+  'scim',
+  'webhooks',
+] as const
 type BenchName = (typeof available)[number]
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'))

@@ -49,7 +49,7 @@ const MENUS: Record<Role, { sections: string[]; items: string[]; badge: string; 
   },
   ADMIN: {
     sections: ['Main', 'Administration'],
-    items: ['Dashboard', 'Profile', 'My Activity', 'Settings', 'Admin Dashboard', 'User Management', 'Activity Logs', 'Applications'],
+    items: ['Dashboard', 'Profile', 'My Activity', 'Settings', 'Admin Dashboard', 'User Management', 'Activity Logs', 'Applications', 'Webhooks'],
     badge: 'Admin',
     adminAccess: 'Allowed',
   },

@@ -10,6 +10,7 @@ import { pageTooDeepMessage } from '~shared/schemas/lists'
 import { deleteAccountMessages } from '~shared/schemas/own-data'
 import { pictureMessages } from '~shared/schemas/profile'
 import { twoFactorMessages } from '~shared/schemas/two-factor'
+import { webhookMessages } from '~shared/schemas/webhooks'
 import { passwordPolicyMessages } from '~shared/password-policy'
 import { SETTINGS_STORAGE_KEY } from '~web/config/app'
 import { SettingsPage } from '~web/features/settings/components/settings-page'
@@ -44,6 +45,7 @@ describe('translations', () => {
     ...Object.values(deleteAccountMessages),
     ...Object.values(applicationMessages),
     ...applicationUriMessages,
+    ...Object.values(webhookMessages),
     pageTooDeepMessage,
     NETWORK_ERROR_MESSAGE,
     TIMEOUT_MESSAGE,
@@ -61,7 +63,7 @@ describe('translations', () => {
     const untranslated = Object.entries(translated).filter(
       ([key, text]) =>
         text === english[key] &&
-        !/^(app\.name|settings\.languages|nav\.debug|common\.no|.*\.status|.*\.columns\.status|.*\.actions|.*Filter|profile\.profileTab|common\.pagination|(nav|activity\.filters)\.applications|applications\.(title|list|columns\.type|fields\.type))/.test(
+        !/^(app\.name|settings\.languages|nav\.debug|common\.no|.*\.status|.*\.columns\.status|.*\.actions|.*Filter|profile\.profileTab|common\.pagination|(nav|activity\.filters)\.applications|applications\.(title|list|columns\.type|fields\.type)|nav\.webhooks|webhooks\.title)/.test(
           key,
         ),
     )

@@ -186,6 +186,13 @@ export const routes: RouteObject[] = [
             applicationPagePattern,
           ),
           guarded(
+            paths.adminWebhooks,
+            page(
+              () => import('~web/features/admin-webhooks/components/webhooks-page'),
+              (m) => m.WebhooksPage,
+            ),
+          ),
+          guarded(
             paths.activityLogs,
             page(
               () => import('~web/features/activity-logs/components/activity-logs-page'),

@@ -26,6 +26,7 @@ export const en = {
     adminDashboard: 'Admin Dashboard',
     userManagement: 'User Management',
     applications: 'Applications',
+    webhooks: 'Webhooks',
     activityLogs: 'Activity Logs',
     developerDashboard: 'Developer Dashboard',
     moderatorDashboard: 'Moderator Dashboard',

@@ -9,6 +9,7 @@ import Settings from 'lucide-react/icons/settings'
 import Shield from 'lucide-react/icons/shield'
 import User from 'lucide-react/icons/user'
 import Users from 'lucide-react/icons/users'
+import Webhook from 'lucide-react/icons/webhook'
 import type { Role } from '~shared/constants'
 import { type GuardedPage, PAGE_ACCESS, roleMayAccess } from '~shared/permissions'
 import { paths } from '~web/config/paths'
@@ -43,6 +44,7 @@ export const NAV_SECTIONS: NavSection[] = [
       { to: paths.adminUsers, label: 'nav.userManagement', icon: Users },
       { to: paths.activityLogs, label: 'nav.activityLogs', icon: ScrollText },
       { to: paths.adminApplications, label: 'nav.applications', icon: AppWindow },
+      { to: paths.adminWebhooks, label: 'nav.webhooks', icon: Webhook },
     ],
   },
   { title: 'nav.developer', items: [{ to: paths.developer, label: 'nav.developerDashboard', icon: Code }] },

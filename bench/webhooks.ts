@@ -1,0 +1,307 @@
+import type { ChildProcess } from 'node:child_process'
+import os from 'node:os'
+import { performance } from 'node:perf_hooks'
+import { hash } from '@node-rs/argon2'
+import type autocannon from 'autocannon'
+import pg from 'pg'
+import { freePort } from '../tests/support/server-process'
+import { type SignedIn, seedBenchUsers, signIn, signInRequest } from './support/accounts'
+import { cannon } from './support/cannon'
+import { type OpenLoopResult, type RequestSpec, SenderProcess } from './support/open-loop'
+import { dropDatabase, forkSupport, machineLine, nextMessage, recreateDatabase, startServer } from './support/server'
+
+/**
+ * Webhooks on PostgreSQL (contract section 12, decisions 0520-0524), receivers in a process of
+ * their own (bench/support/webhook-receivers.ts) answering 204 at once:
+ *
+ * - deliveries a second: 20,000 deliveries due at once (2,000 events to ten endpoints, written
+ *   straight into the outbox), timed until none is left to send;
+ * - change-to-delivery latency: an admin renames people at 200 changes a second, sent evenly for
+ *   20 s; each `user.updated` is timed from its change (the body's `timestamp`) to its arrival;
+ * - the product's own sign-in (autocannon, 16 connections) and `GET /auth/me` (1,000 a second, sent
+ *   evenly from a process of its own) without webhooks and with ten endpoints subscribed to every
+ *   event, taking turns, twice each, so that a slower stretch of the shared machine weighs on both.
+ *
+ * About four minutes.
+ */
+const DATABASE = 'accounts_bench_webhooks'
+const PASSWORD = 'Bench-Password-42!'
+const USERS = 500
+const ENDPOINTS = 10
+const BULK_EVENTS = 2_000
+const CHANGE_RATE = 200
+const CHANGE_SECONDS = 20
+const TURN_SECONDS = 10
+const ROUNDS = 2
+const ME_RATE = 1_000
+
+interface ReceiverStats {
+  counts: Record<string, number>
+  lags: number[]
+}
+
+/** The receivers' process: its address, and its counts since it was last asked. */
+class Receivers {
+  private constructor(
+    readonly base: string,
+    private readonly child: ChildProcess,
+  ) {}
+
+  static async start(): Promise<Receivers> {
+    const port = await freePort()
+    const child = forkSupport('webhook-receivers.ts', { PORT: String(port) })
+    await nextMessage(child)
+    return new Receivers(`http://127.0.0.1:${port}`, child)
+  }
+
+  async stats(): Promise<ReceiverStats> {
+    const answer = nextMessage<ReceiverStats>(this.child)
+    this.child.send({ stats: true })
+    return answer
+  }
+
+  stop(): void {
+    this.child.kill()
+  }
+}
+
+const total = (stats: ReceiverStats) => Object.values(stats.counts).reduce((sum, n) => sum + n, 0)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+/** The admin's calls, as the web app makes them. */
+function adminApi(base: string, admin: SignedIn) {
+  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${base}/api${path}`, {
+      method,
+      headers: { authorization: `Bearer ${admin.accessToken}`, 'x-csrf-token': admin.csrfToken, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
+    return ((await response.json()) as { data: T }).data
+  }
+}
+
+/** Deliveries still to send (pending, or failed and to be tried again). */
+async function waiting(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM webhook_deliveries WHERE status IN ('pending', 'failed')`)
+  return Number(rows[0]!.n)
+}
+
+async function statusCounts(client: pg.Client): Promise<Record<string, number>> {
+  const { rows } = await client.query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status`)
+  return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]))
+}
+
+interface Turn {
+  signInsPerSecond: number
+  signInP99: number
+  signInFailures: number
+  me: OpenLoopResult
+  /** Deliveries the receivers got during the turn. */
+  delivered: number
+}
+
+const perSecond = (result: autocannon.Result) => result['2xx'] / result.duration
+const ms = (value: number) => `${Math.round(value).toLocaleString('en')} ms`
+
+export async function run(): Promise<string> {
+  const load = os.loadavg()[0]!
+  const url = await recreateDatabase(DATABASE)
+  const emails = await seedBenchUsers(url, await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 }), USERS)
+  const server = await startServer({ DATABASE_URL: url, RATE_LIMIT: 'off', LOG_LEVEL: 'warn' })
+  const receivers = await Receivers.start()
+  const sender = await SenderProcess.start()
+  const db = new pg.Client({ connectionString: url })
+  await db.connect()
+  const turns: { without: Turn[]; with: Turn[] } = { without: [], with: [] }
+  let bulk = { deliveries: 0, seconds: 0, perSecond: 0, received: 0, statuses: {} as Record<string, number> }
+  let latency = { sent: 0, answeredPerSecond: 0, changeP99: 0, non2xx: 0, arrived: 0, p50: 0, p95: 0, p99: 0, max: 0 }
+  try {
+    const admin = await signIn(server.url, 'bench0@example.com', PASSWORD)
+    const call = adminApi(server.url, admin)
+    // The account /auth/me asks for is never among those signing in meanwhile.
+    const [personEmail, ...signers] = emails
+    const person = await signIn(server.url, personEmail!, PASSWORD)
+    const addEndpoints = async () => {
+      const ids: string[] = []
+      for (let n = 1; n <= ENDPOINTS; n++) {
+        const { webhook } = await call<{ webhook: { id: string } }>('POST', '/admin/webhooks', { url: `${receivers.base}/endpoint-${n}`, events: ['*'] })
+        ids.push(webhook.id)
+      }
+      return ids
+    }
+    const removeEndpoints = async (ids: string[]) => {
+      for (const id of ids) await call('DELETE', `/admin/webhooks/${id}`)
+    }
+
+    // 1. Sign-in and GET /auth/me, without and with ten endpoints, taking turns.
+    let first = 0
+    const signIns = (seconds: number) =>
+      cannon({ url: `${server.url}/api/auth/login`, connections: 16, duration: seconds, timeout: 30, requests: [signInRequest(signers, PASSWORD, (first += 97))] })
+    const meRequests: RequestSpec[] = [{ path: '/api/auth/me', headers: { authorization: `Bearer ${person.accessToken}` } }]
+    console.log('warming up...')
+    await signIns(3)
+    await sender.run({ url: server.url, rate: ME_RATE, seconds: 3, connections: 32, requests: meRequests })
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const kind of ['without', 'with'] as const) {
+        const ids = kind === 'with' ? await addEndpoints() : []
+        await receivers.stats()
+        const signInResult = await signIns(TURN_SECONDS)
+        // /auth/me writes no event: what it meets with endpoints is the sender delivering the
+        // sign-ins' events meanwhile.
+        const me = await sender.run({ url: server.url, rate: ME_RATE, seconds: TURN_SECONDS, connections: 32, requests: meRequests })
+        const delivered = total(await receivers.stats())
+        const turn: Turn = {
+          signInsPerSecond: perSecond(signInResult),
+          signInP99: signInResult.latency.p99,
+          signInFailures: signInResult.non2xx + signInResult.errors + signInResult.timeouts,
+          me,
+          delivered,
+        }
+        turns[kind].push(turn)
+        console.log(
+          `${kind} ${ENDPOINTS} endpoints: ${turn.signInsPerSecond.toFixed(1)} sign-ins/s (p99 ${turn.signInP99} ms), /auth/me p50 ${me.latency.p50} ms p99 ${me.latency.p99} ms (${me.non2xx + me.errors} failed), ${delivered} deliveries received`,
+        )
+        if (kind === 'with') {
+          // Deleting an endpoint drops its pending deliveries: the next turn starts quiet.
+          await removeEndpoints(ids)
+        }
+        await sleep(1_000)
+      }
+    }
+
+    // 2. Deliveries a second: 20,000 due at once.
+    console.log('deliveries a second...')
+    const ids = await addEndpoints()
+    await db.query(`DELETE FROM webhook_deliveries`)
+    await receivers.stats()
+    await db.query('BEGIN')
+    await db.query(
+      `INSERT INTO webhook_events (id, type, data, created_at)
+       SELECT 'msg_bench' || n, 'user.updated', jsonb_build_object('user', jsonb_build_object('id', 'bench' || n), 'changes', jsonb_build_array('name')), now()
+       FROM generate_series(1, $1::int) AS n`,
+      [BULK_EVENTS],
+    )
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, next_attempt_at, created_at)
+       SELECT 'whd_bench_' || n || '_' || w.id, w.id, 'msg_bench' || n, 'pending', now(), now()
+       FROM generate_series(1, $1::int) AS n, webhooks w`,
+      [BULK_EVENTS],
+    )
+    await db.query('COMMIT')
+    const started = performance.now()
+    // A test event wakes the sender at once (its next poll would otherwise be up to 2 s away).
+    await call('POST', `/admin/webhooks/${ids[0]}/test`)
+    const deadline = started + 180_000
+    while ((await waiting(db)) > 0 && performance.now() < deadline) await sleep(50)
+    const seconds = (performance.now() - started) / 1000
+    const statuses = await statusCounts(db)
+    const received = total(await receivers.stats())
+    const deliveries = BULK_EVENTS * ENDPOINTS + 1
+    bulk = { deliveries, seconds, perSecond: (statuses.delivered ?? 0) / seconds, received, statuses }
+    console.log(`${statuses.delivered ?? 0} of ${deliveries} delivered in ${seconds.toFixed(1)} s: ${bulk.perSecond.toFixed(0)}/s (${received} received)`)
+    await removeEndpoints(ids)
+
+    // 3. Change-to-delivery latency at 200 changes a second, one endpoint subscribed to user.updated.
+    console.log('change-to-delivery latency...')
+    await call('POST', '/admin/webhooks', { url: `${receivers.base}/latency`, events: ['user.updated'] })
+    const { rows: people } = await db.query<{ id: string }>(`SELECT id FROM users WHERE role = 'CLIENT' ORDER BY email LIMIT 200`)
+    const changes: RequestSpec[] = Array.from({ length: CHANGE_RATE * CHANGE_SECONDS }, (_, n) => ({
+      path: `/api/admin/users/${people[n % people.length]!.id}`,
+      method: 'PUT',
+      headers: { authorization: `Bearer ${admin.accessToken}`, 'x-csrf-token': admin.csrfToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `Renamed ${n}` }),
+    }))
+    await receivers.stats()
+    const changed = await sender.run({ url: server.url, rate: CHANGE_RATE, seconds: CHANGE_SECONDS, connections: 32, requests: changes })
+    const settleBy = performance.now() + 30_000
+    while ((await waiting(db)) > 0 && performance.now() < settleBy) await sleep(100)
+    await sleep(500)
+    const arrivals = await receivers.stats()
+    const lags = arrivals.lags.sort((a, b) => a - b)
+    latency = {
+      sent: changed.sent,
+      answeredPerSecond: changed.answeredPerSecond,
+      changeP99: changed.latency.p99,
+      non2xx: changed.non2xx + changed.errors,
+      arrived: lags.length,
+      p50: percentile(lags, 50),
+      p95: percentile(lags, 95),
+      p99: percentile(lags, 99),
+      max: lags.at(-1) ?? NaN,
+    }
+    console.log(`${lags.length} of ${changed.ok} changes delivered: p50 ${latency.p50} ms, p95 ${latency.p95} ms, p99 ${latency.p99} ms, max ${latency.max} ms`)
+  } finally {
+    await db.end().catch(() => undefined)
+    await sender.stop()
+    receivers.stop()
+    await server.stop()
+    await dropDatabase(DATABASE)
+  }
+
+  const mean = (list: Turn[], pick: (turn: Turn) => number) => list.reduce((sum, turn) => sum + pick(turn), 0) / list.length
+  const row = (label: string, pick: (turn: Turn) => number, digits: number) =>
+    `| ${label} | ${turns.without.map((turn) => pick(turn).toFixed(digits)).join(' / ')} (mean ${mean(turns.without, pick).toFixed(digits)}) | ${turns.with
+      .map((turn) => pick(turn).toFixed(digits))
+      .join(' / ')} (mean ${mean(turns.with, pick).toFixed(digits)}) |`
+  const date = new Date().toISOString().slice(0, 10)
+  return `# Webhooks
+
+Run by \`npm run bench -- webhooks\` on ${date}: ${machineLine()}; load average ${load.toFixed(1)} when it began and ${os.loadavg()[0]!.toFixed(1)} when it ended (the
+machine is shared: times include time other processes held the cores). PostgreSQL, one server process; the receivers
+(bench/support/webhook-receivers.ts, every path answering 204 at once) and the open-loop sender each in a process of
+their own.
+
+## Targets
+
+| Target | Result | |
+| --- | --- | --- |
+| Deliveries a second to a local receiver >= 1,000 | **${bulk.perSecond.toFixed(0)}/s** (${(bulk.statuses.delivered ?? 0).toLocaleString('en')} of ${bulk.deliveries.toLocaleString('en')} in ${bulk.seconds.toFixed(1)} s) | ${bulk.perSecond >= 1000 ? 'met' : 'not met'} |
+| Change-to-delivery p95 < 1 s at ${CHANGE_RATE} changes a second | **${ms(latency.p95)}** (p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}, max ${ms(latency.max)}; ${latency.arrived.toLocaleString('en')} of ${latency.sent.toLocaleString('en')} changes arrived) | ${latency.p95 < 1000 && latency.arrived >= latency.sent ? 'met' : 'not met'} |
+| Sign-in and \`GET /auth/me\` unchanged with ten subscribed endpoints | sign-ins ${mean(turns.without, (t) => t.signInsPerSecond).toFixed(1)}/s without, ${mean(turns.with, (t) => t.signInsPerSecond).toFixed(1)}/s with; \`/auth/me\` p99 ${mean(turns.without, (t) => t.me.latency.p99).toFixed(1)} ms without, ${mean(turns.with, (t) => t.me.latency.p99).toFixed(1)} ms with | see below |
+
+## Deliveries a second
+
+${BULK_EVENTS.toLocaleString('en')} events to ${ENDPOINTS} endpoints (one receiver path each) written straight into the outbox in one
+transaction, every delivery due at once, and a test event sent through the API to wake the sender. Timed from
+then until no delivery was left pending or failed (the table asked every 50 ms): ${bulk.seconds.toFixed(1)} s, statuses
+at the end ${JSON.stringify(bulk.statuses)}; the receivers counted ${bulk.received.toLocaleString('en')} requests. The sender takes at most 4
+deliveries of one endpoint and 64 in all per pass (decision 0522), and each finished delivery wakes it for the next.
+
+## Change-to-delivery latency
+
+An admin renames people (\`PUT /api/admin/users/:id\`, 200 people in turn) at ${CHANGE_RATE} a second, sent evenly for ${CHANGE_SECONDS} s;
+one endpoint subscribes to \`user.updated\`. Each delivery is timed from its change (the body's \`timestamp\`,
+the moment the change was made) to its arrival at the receiver. The changes themselves were answered at
+${latency.answeredPerSecond.toFixed(0)} a second, p99 ${ms(latency.changeP99)} (${latency.non2xx} failed): below ${CHANGE_RATE} a second, the server itself fell
+behind the changes, and their deliveries with it.
+
+| p50 | p95 | p99 | max | arrived |
+| --- | --- | --- | --- | --- |
+| ${ms(latency.p50)} | ${ms(latency.p95)} | ${ms(latency.p99)} | ${ms(latency.max)} | ${latency.arrived.toLocaleString('en')} of ${latency.sent.toLocaleString('en')} |
+
+## Sign-in and \`GET /auth/me\` with and without ten endpoints
+
+Each turn: sign-ins for ${TURN_SECONDS} s (autocannon, 16 connections, ${USERS} accounts in turn), then \`GET /auth/me\` at
+${ME_RATE.toLocaleString('en')} a second for ${TURN_SECONDS} s, sent evenly from a process of its own. "With": ten endpoints subscribed to
+every event (\`["*"]\`), so each sign-in writes ten deliveries in its transaction and the sender delivers them
+meanwhile (\`/auth/me\` writes none: it meets the sender still delivering the sign-ins' events). The endpoints
+are deleted after each "with" turn, which drops what they had pending. ${ROUNDS} rounds, taking turns; each
+figure is given per turn, then the mean.
+
+| | Without webhooks | With ten endpoints |
+| --- | --- | --- |
+${row('Sign-ins a second', (t) => t.signInsPerSecond, 1)}
+${row('Sign-in p99 (ms)', (t) => t.signInP99, 0)}
+${row('Failed sign-ins', (t) => t.signInFailures, 0)}
+${row('`/auth/me` p50 (ms)', (t) => t.me.latency.p50, 2)}
+${row('`/auth/me` p99 (ms)', (t) => t.me.latency.p99, 2)}
+${row('`/auth/me` failed', (t) => t.me.non2xx + t.me.errors, 0)}
+${row('Deliveries received in the turn', (t) => t.delivered, 0)}
+`
+}
