@@ -290,7 +290,7 @@ export function scimSection(results: ScimResults): string[] {
   return [
     '## SCIM (`/scim/v2`) at this scale',
     '',
-    "Through HTTP with a service application's API key (`scim` scope), the server as above. Each lookup one client at a",
+    "Through HTTP with a service application's API key (`scim` scope), the server (`src/server/main.ts`) in its own process. Each lookup one client at a",
     `time for ${LOOKUP_SECONDS} s, cycling through ${SAMPLE.toLocaleString('en-US')} accounts sampled across those with the \`externalId\` a directory would have`,
     `given them (${results.withExternalId.toLocaleString('en-US')} accounts have one; the index holds only those). Latency per request, in ms.`,
     '',
