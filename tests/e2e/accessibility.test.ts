@@ -168,7 +168,7 @@ const APPLICATION = {
   updatedAt: '2026-01-05T10:00:00.000Z',
 } as const
 
-/** A service application with API keys, for its page (contract section 11). */
+/** A service application with API keys and the `scim` scope, for its page with the SCIM connection card (contract sections 11, 13). */
 const SERVICE_APPLICATION = {
   ...APPLICATION,
   id: 'app_accessibilityservicea',
@@ -178,7 +178,7 @@ const SERVICE_APPLICATION = {
   postLogoutRedirectUris: [],
   backchannelLogoutUri: null,
   allowedRoles: [],
-  scopes: ['users:read', 'users:write'],
+  scopes: ['users:read', 'users:write', 'scim'],
 } as const
 const API_KEYS = [
   { id: 'k1', name: 'Nightly export', createdAt: '2026-01-05T10:00:00.000Z', expiresAt: null, lastUsedAt: null, prefix: 'acc_sk_AbCdE' },
@@ -204,6 +204,8 @@ async function showServiceApplication(page: Page) {
   await page.goto(`/admin/applications/${SERVICE_APPLICATION.id}`)
   await h1(page, SERVICE_APPLICATION.name)
   await page.getByRole('table', { name: 'API keys' }).waitFor()
+  await expect.poll(() => page.getByRole('textbox', { name: 'SCIM base URL' }).inputValue()).toMatch(/\/scim\/v2$/)
+  await page.getByText(/^Last used /).waitFor()
 }
 
 async function showConnectedApps(page: Page) {
