@@ -39,7 +39,7 @@ describe('side menu', () => {
       within(sideMenu())
         .getAllByRole('link')
         .map((link) => link.textContent),
-    ).toEqual(['Dashboard', 'Profile', 'My Activity', 'Settings', 'Admin Dashboard', 'User Management', 'Activity Logs', 'Applications'])
+    ).toEqual(['Dashboard', 'Profile', 'My Activity', 'Settings', 'Admin Dashboard', 'User Management', 'Activity Logs', 'Applications', 'Sign-in methods'])
   })
 
   test('developer and moderator sections', async () => {

@@ -178,6 +178,13 @@ export const routes: RouteObject[] = [
             applicationPagePattern,
           ),
           guarded(
+            paths.adminSignInMethods,
+            page(
+              () => import('~web/features/admin-identity-providers/components/sign-in-methods-page'),
+              (m) => m.SignInMethodsPage,
+            ),
+          ),
+          guarded(
             paths.activityLogs,
             page(
               () => import('~web/features/activity-logs/components/activity-logs-page'),

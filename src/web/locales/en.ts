@@ -26,6 +26,7 @@ export const en = {
     adminDashboard: 'Admin Dashboard',
     userManagement: 'User Management',
     applications: 'Applications',
+    signInMethods: 'Sign-in methods',
     activityLogs: 'Activity Logs',
     developerDashboard: 'Developer Dashboard',
     moderatorDashboard: 'Moderator Dashboard',
