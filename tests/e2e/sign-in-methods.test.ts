@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type UpstreamProvider, startUpstreamProvider } from '../support/upstream-provider'
-import { callApi, signInThroughApi, uniqueEmail } from './support/accounts'
+import { type SignedInSession, callApi, signInThroughApi, uniqueEmail } from './support/accounts'
 import { openSignedIn, toast } from './support/browser'
 import { browserTests } from './support/fixtures'
 
@@ -10,8 +10,10 @@ import { browserTests } from './support/fixtures'
  * `oidc-provider` standing in for the company's): the admin adds it on the Sign-in methods page
  * and copies the redirect URI into the upstream's client; a person's identity linked through it
  * shows in Profile → Security, where they unlink it; Link sends the browser to the provider after
- * the password; the admin disables and deletes the provider. The link itself finishes on the
- * sign-in flow's /login/complete page, so it is made here by HTTP, as a browser would.
+ * the password; an account the provider made (without a password) deletes itself after a fresh
+ * sign-in, offered a new one with its provider; the admin disables and deletes the provider. The
+ * link itself (and any provider sign-in) finishes on the sign-in flow's /login/complete page, so
+ * it is made here by HTTP, as a browser would.
  */
 const e2e = browserTests()
 let upstream: UpstreamProvider
@@ -41,21 +43,13 @@ class Jar {
 }
 
 /**
- * Links the upstream identity now set with `signInAs` to the account, as its browser would: the
- * password to start, the provider's redirects, our callback, then the handoff /login/complete makes.
+ * A browser's way through the provider, by HTTP: from where our app sent it (`first`, with the
+ * transaction cookie in `ours`), the provider's redirects, our callback, then the handoff the
+ * /login/complete page makes. The handoff's answer.
  */
-async function linkByHttp(account: { email: string; password: string }) {
-  const session = await signInThroughApi(e2e.server, account.email, account.password)
-  const ours = new Jar()
+async function throughProvider(first: string, ours: Jar): Promise<Record<string, unknown>> {
   const theirs = new Jar()
-  const started = await fetch(`${e2e.server.url}/api/auth/identities/${providerId}/link`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${session.accessToken}`, 'X-CSRF-Token': session.csrfToken },
-    body: JSON.stringify({ password: account.password }),
-  })
-  expect(started.status).toBe(200)
-  ours.keep(started)
-  let next = ((await started.json()) as { data: { url: string } }).data.url
+  let next = first
   for (let hops = 0; !next.startsWith(e2e.server.url); hops += 1) {
     if (hops > 10) throw new Error('too many redirects at the provider')
     const response = await fetch(next, { redirect: 'manual', headers: { cookie: theirs.header } })
@@ -73,7 +67,48 @@ async function linkByHttp(account: { email: string; password: string }) {
     headers: { 'Content-Type': 'application/json', cookie: ours.header },
     body: JSON.stringify({ handoff: handoff.hash.replace(/^#handoff=/, '') }),
   })
-  expect(await completed.json()).toMatchObject({ success: true, data: { linked: true, identity: { providerId } } })
+  const body = (await completed.json()) as { success: boolean; data: Record<string, unknown> }
+  expect(body.success, JSON.stringify(body)).toBe(true)
+  return body.data
+}
+
+/** Links the upstream identity now set with `signInAs` to the account: the password to start, then the provider. */
+async function linkByHttp(account: { email: string; password: string }) {
+  const session = await signInThroughApi(e2e.server, account.email, account.password)
+  const ours = new Jar()
+  const started = await fetch(`${e2e.server.url}/api/auth/identities/${providerId}/link`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${session.accessToken}`, 'X-CSRF-Token': session.csrfToken },
+    body: JSON.stringify({ password: account.password }),
+  })
+  expect(started.status).toBe(200)
+  ours.keep(started)
+  const done = await throughProvider(((await started.json()) as { data: { url: string } }).data.url, ours)
+  expect(done).toMatchObject({ linked: true, identity: { providerId } })
+}
+
+/** Signs in (and up) with the provider by HTTP as the person now set with `signInAs`: the session it gives. */
+async function providerSignInByHttp(): Promise<SignedInSession> {
+  const ours = new Jar()
+  const started = await fetch(`${e2e.server.url}/api/auth/federation/${providerId}/start?returnTo=%2Fprofile`, { redirect: 'manual' })
+  expect(started.status).toBe(302)
+  ours.keep(started)
+  return (await throughProvider(started.headers.get('location')!, ours)) as unknown as SignedInSession
+}
+
+/** Opens `target` with this session stored where the app keeps it (as `openSignedIn` does after a password sign-in). */
+async function openWithSession(page: Page, session: SignedInSession, target: string) {
+  const blank = `${e2e.server.url}/__blank-for-storage`
+  await page.route(blank, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><link rel="icon" href="data:,">' }))
+  await page.goto(blank)
+  await page.unroute(blank)
+  await page.evaluate((stored) => {
+    localStorage.setItem('user', JSON.stringify(stored.user))
+    localStorage.setItem('refreshToken', stored.refreshToken)
+    localStorage.setItem('csrfToken', stored.csrfToken)
+    localStorage.setItem('accessToken', stored.accessToken)
+  }, session)
+  await page.goto(target)
 }
 
 async function rowActions(page: Page, name: string, action: string) {
@@ -97,6 +132,7 @@ describe('sign-in methods', () => {
     await dialog.getByLabel('Client secret').fill(CLIENT.clientSecret)
     await dialog.getByLabel(/^Email domains/).fill('sso-e2e.example.com')
     await dialog.getByRole('checkbox', { name: 'Create accounts for new people' }).check()
+    await dialog.getByRole('checkbox', { name: 'Trust the provider’s verified email addresses' }).check()
     await dialog.getByRole('button', { name: 'Add sign-in method' }).click()
 
     const added = page.getByRole('dialog', { name: 'Sign-in method added' })
@@ -152,6 +188,38 @@ describe('sign-in methods', () => {
     expect(request.searchParams.get('client_id')).toBe(CLIENT.clientId)
     expect(request.searchParams.get('redirect_uri')).toBe(`${e2e.server.url}/api/auth/federation/${providerId}/callback`)
     expect(request.searchParams.get('code_challenge_method')).toBe('S256')
+  })
+
+  test('an account made by the provider has no password: it deletes itself after a fresh sign-in, offered a new one with its provider', async () => {
+    expect(providerId, 'the provider added by the first test').not.toBe('')
+    const email = uniqueEmail('pat-from-sso')
+    upstream.signInAs({ sub: `e2e-pat-${Date.now()}`, email, email_verified: true, name: 'Pat Provider' })
+    const session = await providerSignInByHttp()
+    expect(session.user).toMatchObject({ email, name: 'Pat Provider' })
+
+    const { page } = await e2e.open()
+    await openWithSession(page, session, '/profile?tab=security')
+    // Back from a provider, the Security tab is the one open.
+    const section = page.getByRole('region', { name: 'Linked sign-in methods' })
+    await section.getByText(/Your account has no password/).waitFor()
+    await page.getByRole('button', { name: 'Delete account' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Delete your account?' })
+    await dialog.getByText(/sign in again with Company SSO/).waitFor()
+    expect(await dialog.getByLabel('Current password').count()).toBe(0)
+
+    // "Sign in again" starts the provider's sign-in, coming back to the Security tab.
+    const start = page.waitForRequest((request) => request.url().includes(`/api/auth/federation/${providerId}/start`))
+    await page.route(`**/api/auth/federation/${providerId}/start?*`, (route) => route.fulfill({ status: 302, headers: { location: '/profile?tab=security' } }))
+    await dialog.getByRole('button', { name: 'Sign in again with Company SSO' }).click()
+    expect(new URL((await start).url()).searchParams.get('returnTo')).toBe('/profile?tab=security')
+    await page.waitForURL('**/profile?tab=security')
+
+    // Signed in moments ago: the deletion goes through without a password.
+    await page.getByRole('button', { name: 'Delete account' }).click()
+    await page.getByRole('dialog', { name: 'Delete your account?' }).getByRole('button', { name: 'Delete my account' }).click()
+    await page.waitForURL('**/login')
+    await toast(page, 'Your account has been deleted').waitFor()
+    await expect(e2e.accounts.findUser(email)).rejects.toThrow()
   })
 
   test('the admin disables, enables and deletes the provider, with a confirmation', async () => {
