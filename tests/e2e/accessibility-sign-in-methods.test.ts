@@ -197,16 +197,20 @@ const SIZES = [
   { label: 'phone', width: 360, height: 740 },
 ] as const
 
-/** One browser context per visitor, signed in once for every screen (closed after the last). */
-const contexts = new Map<Who, AppPage>()
+/** One browser context per visitor and language, signed in once for every screen (closed after the last). */
+const contexts = new Map<string, AppPage>()
 let person: Account
 
-async function pageFor(who: Who): Promise<AppPage> {
-  const existing = contexts.get(who)
+async function pageFor(who: Who, language: 'en' | 'de' = 'en'): Promise<AppPage> {
+  const key = `${who}-${language}`
+  const existing = contexts.get(key)
   if (existing) return existing
   const app = await openApp(e2e.browser, e2e.server.url, { reducedMotion: 'reduce', colorScheme: 'light' })
+  if (language !== 'en') {
+    await app.context.addInitScript((chosen) => localStorage.setItem('accounts.settings', JSON.stringify({ language: chosen })), language)
+  }
   await openSignedIn(app.page, e2e.server, who === 'admin' ? e2e.server.admin : person, who === 'admin' ? '/admin/sign-in-methods' : '/profile')
-  contexts.set(who, app)
+  contexts.set(key, app)
   return app
 }
 
@@ -272,6 +276,48 @@ describe('sign-in methods and linked sign-in methods, light and dark, desktop an
         app.errors.filter((error) => !/status of 409\b/.test(error)),
         'console errors',
       ).toEqual([])
+    } finally {
+      await page.goto('about:blank').catch(() => undefined)
+      await page.unrouteAll({ behavior: 'ignoreErrors' })
+    }
+  })
+})
+
+/** The same states in German, where they have the longest texts (found by structure and German names). */
+async function routeLists(page: Page) {
+  await page.route('**/api/admin/identity-providers', (route) => route.fulfill(answer({ identityProviders: PROVIDERS })))
+  await page.route('**/api/auth/identities', (route) => route.fulfill(answer({ identities: IDENTITIES, hasPassword: false })))
+  await page.route('**/api/auth/identity-providers', (route) => route.fulfill(answer({ identityProviders: PROVIDERS.map(({ id, name, kind }) => ({ id, name, kind })) })))
+}
+
+describe('in German, the longest texts, on a phone in the dark theme', () => {
+  test.each([
+    ['admin', 'the list', '/admin/sign-in-methods', (page: Page) => page.getByRole('table').waitFor()],
+    [
+      'admin',
+      'the add form',
+      '/admin/sign-in-methods',
+      async (page: Page) => {
+        await page.getByRole('button', { name: 'Anmeldemethode hinzufügen' }).click()
+        await page.getByRole('dialog').getByRole('button', { name: 'Regel hinzufügen' }).click()
+      },
+    ],
+    ['person', 'the Security tab', '/profile?tab=security', (page: Page) => page.getByRole('list', { name: 'Verknüpfte Anmeldemethoden' }).waitFor()],
+  ] as const)('%s: %s passes and fits', async (who, what, address, ready) => {
+    const app = await pageFor(who, 'de')
+    const { page } = app
+    app.errors.length = 0
+    await page.setViewportSize(SIZES[1])
+    await page.emulateMedia({ colorScheme: 'dark' })
+    try {
+      await routeLists(page)
+      await page.goto(address)
+      await page.waitForFunction(() => document.documentElement.lang === 'de')
+      await page.getByRole('heading', { level: 1 }).first().waitFor()
+      await ready(page)
+      await settle(page)
+      expect(await problemsOf(page, `de, ${what}`, what === 'the add form' ? '[role="dialog"]' : undefined)).toEqual([])
+      expect(app.errors, 'console errors').toEqual([])
     } finally {
       await page.goto('about:blank').catch(() => undefined)
       await page.unrouteAll({ behavior: 'ignoreErrors' })
