@@ -43,11 +43,3 @@ export const useCreateIdentityProvider = () => useRefreshing(createIdentityProvi
 export const useUpdateIdentityProvider = () =>
   useRefreshing(({ id, changes }: { id: string; changes: UpdateIdentityProviderInput }) => updateIdentityProvider(id, changes))
 export const useDeleteIdentityProvider = () => useRefreshing(deleteIdentityProvider)
-
-/**
- * The address a provider sends people back to, to paste into its console: on APP_URL, which the
- * server names in its discovery document (its issuer is APP_URL/oidc), never the browser's origin.
- */
-export function redirectUriOf(issuer: string, providerId: string): string {
-  return `${issuer.replace(/\/oidc$/, '')}/api/auth/federation/${encodeURIComponent(providerId)}/callback`
-}

@@ -1,6 +1,4 @@
-import { type FormEvent, useId, useState } from 'react'
-import Plus from 'lucide-react/icons/plus'
-import Trash2 from 'lucide-react/icons/trash-2'
+import { type FormEvent, useState } from 'react'
 import { ROLES, type Role } from '~shared/constants'
 import {
   type CreateIdentityProviderInput,
@@ -23,6 +21,7 @@ import { isApiError, toastFailure } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
 import { useCreateIdentityProvider, useUpdateIdentityProvider } from '../api/identity-providers'
+import { Check, FieldMessage, RoleRules, UrlInput } from './provider-form-controls'
 
 const FIELDS = [
   'name',
@@ -307,24 +306,24 @@ function ProviderForm({
         field="showOnSignIn"
         label={t('signInMethods.fields.showOnSignIn')}
         hint={t('signInMethods.showOnSignInHint')}
-        values={values}
-        set={set}
+        checked={values.showOnSignIn}
+        onChange={(checked) => set('showOnSignIn', checked)}
         error={errors.showOnSignIn}
       />
       <Check
         field="trustEmail"
         label={t('signInMethods.fields.trustEmail')}
         hint={t('signInMethods.trustEmailHint')}
-        values={values}
-        set={set}
+        checked={values.trustEmail}
+        onChange={(checked) => set('trustEmail', checked)}
         error={errors.trustEmail}
       />
       <Check
         field="allowSignUp"
         label={t('signInMethods.fields.allowSignUp')}
         hint={t('signInMethods.allowSignUpHint')}
-        values={values}
-        set={set}
+        checked={values.allowSignUp}
+        onChange={(checked) => set('allowSignUp', checked)}
         error={errors.allowSignUp}
       />
       <Field label={t('signInMethods.fields.defaultRole')} hint={t('signInMethods.defaultRoleHint')} error={errors.defaultRole}>
@@ -337,7 +336,14 @@ function ProviderForm({
         </Select>
       </Field>
       <RoleRules rules={values.roleRules} error={errors.roleRules} onChange={(rules) => set('roleRules', rules)} />
-      <Check field="syncRoles" label={t('signInMethods.fields.syncRoles')} hint={t('signInMethods.syncRolesHint')} values={values} set={set} error={errors.syncRoles} />
+      <Check
+        field="syncRoles"
+        label={t('signInMethods.fields.syncRoles')}
+        hint={t('signInMethods.syncRolesHint')}
+        checked={values.syncRoles}
+        onChange={(checked) => set('syncRoles', checked)}
+        error={errors.syncRoles}
+      />
       <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">
         <Button variant="outline" onClick={onClose}>
           {t('common.cancel')}
@@ -347,134 +353,5 @@ function ProviderForm({
         </Button>
       </div>
     </form>
-  )
-}
-
-function FieldMessage({ message }: { message: string }) {
-  const { tm } = useI18n()
-  return <p className="text-sm text-danger dark:text-red-400">{tm(message)}</p>
-}
-
-function UrlInput({
-  field,
-  value,
-  placeholder,
-  onChange,
-  ...wired
-}: {
-  field: string
-  value: string
-  placeholder?: string
-  onChange: (value: string) => void
-  id?: string
-  'aria-invalid'?: boolean
-  'aria-describedby'?: string
-}) {
-  return (
-    <Input
-      {...wired}
-      data-field={field}
-      type="url"
-      autoComplete="off"
-      spellCheck={false}
-      className="font-mono"
-      placeholder={placeholder}
-      value={value}
-      onChange={(event) => onChange(event.target.value)}
-    />
-  )
-}
-
-type BooleanField = 'showOnSignIn' | 'trustEmail' | 'allowSignUp' | 'syncRoles'
-
-/** A checkbox with its label and, as its description, a hint. */
-function Check({
-  field,
-  label,
-  hint,
-  values,
-  set,
-  error,
-}: {
-  field: BooleanField
-  label: string
-  hint: string
-  values: Values
-  set: (key: BooleanField, value: boolean) => void
-  error?: string | undefined
-}) {
-  const id = useId()
-  return (
-    <div className="flex items-start gap-2 text-sm">
-      <input
-        id={id}
-        type="checkbox"
-        data-field={field}
-        aria-describedby={`${id}-hint`}
-        className="mt-1"
-        checked={values[field]}
-        onChange={(event) => set(field, event.target.checked)}
-      />
-      <div>
-        <label htmlFor={id} className="font-medium">
-          {label}
-        </label>
-        <p id={`${id}-hint`} className="text-muted">
-          {hint}
-        </p>
-        {error ? <FieldMessage message={error} /> : null}
-      </div>
-    </div>
-  )
-}
-
-/** Role rules: a claim, the value it must hold (or contain), and the role it gives; the first that matches wins. */
-function RoleRules({ rules, error, onChange }: { rules: RoleRule[]; error?: string | undefined; onChange: (rules: RoleRule[]) => void }) {
-  const { t } = useI18n()
-  const change = (index: number, rule: Partial<RoleRule>) => onChange(rules.map((current, at) => (at === index ? { ...current, ...rule } : current)))
-  return (
-    <fieldset className="space-y-2">
-      <legend className="mb-1.5 text-sm font-medium text-fg">{t('signInMethods.fields.roleRules')}</legend>
-      <p className="text-xs text-muted">{t('signInMethods.roleRulesHint')}</p>
-      {rules.map((rule, index) => (
-        <div key={index} className="grid grid-cols-1 gap-2 sm:grid-cols-[1fr_1fr_auto_auto] sm:items-end">
-          <Field label={t('signInMethods.ruleClaim', { number: index + 1 })}>
-            <Input
-              data-field={index === 0 ? 'roleRules' : undefined}
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="groups"
-              value={rule.claim}
-              onChange={(event) => change(index, { claim: event.target.value })}
-            />
-          </Field>
-          <Field label={t('signInMethods.ruleValue', { number: index + 1 })}>
-            <Input autoComplete="off" spellCheck={false} value={rule.value} onChange={(event) => change(index, { value: event.target.value })} />
-          </Field>
-          <Field label={t('signInMethods.ruleRole', { number: index + 1 })}>
-            <Select value={rule.role} onChange={(event) => change(index, { role: event.target.value as Role })}>
-              {ROLES.map((role) => (
-                <option key={role} value={role}>
-                  {t(`roles.${role}`)}
-                </option>
-              ))}
-            </Select>
-          </Field>
-          <Button
-            variant="outline"
-            size="icon"
-            aria-label={t('signInMethods.removeRule', { number: index + 1 })}
-            onClick={() => onChange(rules.filter((_rule, at) => at !== index))}
-          >
-            <Trash2 aria-hidden className="size-4" />
-          </Button>
-        </div>
-      ))}
-      <Button variant="outline" size="sm" onClick={() => onChange([...rules, { claim: '', value: '', role: 'CLIENT' }])}>
-        <Plus aria-hidden className="size-4" />
-        {t('signInMethods.addRule')}
-      </Button>
-      {error ? <FieldMessage message={error} /> : null}
-    </fieldset>
   )
 }

@@ -9,11 +9,11 @@ import { Dialog } from '~web/components/ui/dialog'
 import { PageHeader } from '~web/components/ui/page-header'
 import { PageSpinner } from '~web/components/ui/spinner'
 import { ErrorState } from '~web/components/ui/states'
-import { useProviderAddresses } from '~web/features/admin-applications/api/provider'
 import { toastFailure } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
-import { redirectUriOf, useDeleteIdentityProvider, useIdentityProviders, useUpdateIdentityProvider } from '../api/identity-providers'
+import { redirectUriOf, useAppUrl } from '../api/app-url'
+import { useDeleteIdentityProvider, useIdentityProviders, useUpdateIdentityProvider } from '../api/identity-providers'
 import { ProviderFormDialog } from './provider-form-dialog'
 import { type ProviderAction, ProvidersTable } from './providers-table'
 
@@ -26,7 +26,7 @@ import { type ProviderAction, ProvidersTable } from './providers-table'
 export function SignInMethodsPage() {
   const { t } = useI18n()
   const query = useIdentityProviders()
-  const addresses = useProviderAddresses()
+  const appUrl = useAppUrl()
   const update = useUpdateIdentityProvider()
   const remove = useDeleteIdentityProvider()
   const [form, setForm] = useState<{ provider: IdentityProvider | null } | null>(null)
@@ -35,8 +35,7 @@ export function SignInMethodsPage() {
   const area = useRef<HTMLDivElement>(null)
   const returnTo = useRef<string | null>(null)
   const providers = query.data ?? []
-  const issuer = addresses.data?.issuer
-  const redirectUri = (provider: IdentityProvider) => (issuer ? redirectUriOf(issuer, provider.id) : null)
+  const redirectUri = (provider: IdentityProvider) => (appUrl.data ? redirectUriOf(appUrl.data, provider.id) : null)
 
   const returnFocus = () => {
     const root = area.current
@@ -130,7 +129,7 @@ export function SignInMethodsPage() {
             {redirectUri(created) ? (
               <CopyField label={t('signInMethods.redirectUri')} value={redirectUri(created)!} />
             ) : (
-              <ErrorState message={t('signInMethods.addressError')} onRetry={() => void addresses.refetch()} />
+              <ErrorState message={t('signInMethods.addressError')} onRetry={() => void appUrl.refetch()} />
             )}
             <div className="flex justify-end pt-2">
               <Button onClick={() => setCreated(null)}>{t('signInMethods.done')}</Button>
