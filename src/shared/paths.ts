@@ -27,6 +27,7 @@ export const paths = {
   admin: '/admin',
   adminUsers: '/admin/users',
   adminApplications: '/admin/applications',
+  adminSignInMethods: '/admin/sign-in-methods',
   adminWebhooks: '/admin/webhooks',
   activityLogs: '/admin/activity-logs',
   developer: '/developer',

@@ -143,6 +143,7 @@ export const PAGE_ACCESS = {
   '/admin/users': ADMIN_ONLY,
   '/admin/applications': ADMIN_ONLY,
   '/admin/webhooks': ADMIN_ONLY,
+  '/admin/sign-in-methods': ADMIN_ONLY,
   '/admin/activity-logs': STAFF,
   '/developer': ['DEVELOPER'],
   '/moderator': ['MODERATOR'],

@@ -28,6 +28,7 @@ const PAGES: PageOfTheApp[] = [
   { path: '/admin/users', link: 'User Management', heading: /^User Management \(\d+\)$/ },
   { path: '/admin/activity-logs', link: 'Activity Logs', heading: 'Activity Logs' },
   { path: '/admin/applications', link: 'Applications', heading: 'Applications' },
+  { path: '/admin/sign-in-methods', link: 'Sign-in methods', heading: 'Sign-in methods' },
   { path: '/developer', link: 'Developer Dashboard', heading: 'Developer Dashboard' },
   { path: '/moderator', link: 'Moderator Dashboard', heading: 'Moderator Dashboard' },
 ]
@@ -49,7 +50,7 @@ const MENUS: Record<Role, { sections: string[]; items: string[]; badge: string; 
   },
   ADMIN: {
     sections: ['Main', 'Administration'],
-    items: ['Dashboard', 'Profile', 'My Activity', 'Settings', 'Admin Dashboard', 'User Management', 'Activity Logs', 'Applications', 'Webhooks'],
+    items: ['Dashboard', 'Profile', 'My Activity', 'Settings', 'Admin Dashboard', 'User Management', 'Activity Logs', 'Applications', 'Sign-in methods', 'Webhooks'],
     badge: 'Admin',
     adminAccess: 'Allowed',
   },

@@ -39,7 +39,7 @@ describe('side menu', () => {
       within(sideMenu())
         .getAllByRole('link')
         .map((link) => link.textContent),
-    ).toEqual(['Dashboard', 'Profile', 'My Activity', 'Settings', 'Admin Dashboard', 'User Management', 'Activity Logs', 'Applications', 'Webhooks'])
+    ).toEqual(['Dashboard', 'Profile', 'My Activity', 'Settings', 'Admin Dashboard', 'User Management', 'Activity Logs', 'Applications', 'Sign-in methods', 'Webhooks'])
   })
 
   test('developer and moderator sections', async () => {

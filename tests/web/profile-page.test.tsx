@@ -11,9 +11,11 @@ const me = makeUser({ name: 'Ann Smith', email: 'ann@example.com', phone: '555-0
 
 function renderProfile(api = installFakeApi()) {
   api.on('GET /users/profile', ok(me))
-  // The Security tab's two-factor, passkey, devices and connected apps sections read their state too.
+  // The Security tab's two-factor, passkey, linked sign-in methods, devices and connected apps sections read their state too.
   api.on('GET /auth/mfa', ok({ totp: false, recoveryCodesLeft: 0, passkeys: 0 }))
   api.on('GET /auth/passkeys', ok({ passkeys: [] }))
+  api.on('GET /auth/identities', ok({ identities: [], hasPassword: true }))
+  api.on('GET /auth/identity-providers', ok({ identityProviders: [] }))
   api.on('GET /auth/sessions', ok({ sessions: [] }))
   api.on('GET /auth/applications', ok({ applications: [] }))
   return { api, ...renderApp(<ProfilePage />, { url: '/profile', user: me }) }

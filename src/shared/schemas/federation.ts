@@ -39,7 +39,11 @@ export const linkedIdentitySchema = z.object({
   lastUsedAt: z.string().nullable(),
 })
 export type LinkedIdentity = z.infer<typeof linkedIdentitySchema>
-export const linkedIdentityListSchema = z.object({ identities: z.array(linkedIdentitySchema) })
+/**
+ * The list, and whether the account has a password: the Security tab offers a provider sign-in in
+ * its place where one is asked for (deleting the account), and says why the last way in stays.
+ */
+export const linkedIdentityListSchema = z.object({ identities: z.array(linkedIdentitySchema), hasPassword: z.boolean() })
 export const linkedIdentityResultSchema = z.object({ identity: linkedIdentitySchema })
 export const identityParamsSchema = z.object({ id: z.string() })
 

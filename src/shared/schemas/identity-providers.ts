@@ -176,52 +176,24 @@ export function kindFieldIssues(kind: IdentityProviderKind, value: Partial<Recor
   return issues
 }
 
-export const createIdentityProviderSchema = z
-  .strictObject({
-    kind: z.enum(IDENTITY_PROVIDER_KINDS, { error: identityProviderMessages.kind }),
-    name: providerFields.name,
-    enabled: providerFields.enabled.optional(),
-    showOnSignIn: providerFields.showOnSignIn.optional(),
-    issuer: providerFields.issuer.optional(),
-    tenant: providerFields.tenant.optional(),
-    clientId: providerFields.clientId.optional(),
-    clientSecret: providerFields.clientSecret.optional(),
-    scopes: providerFields.scopes.optional(),
-    baseUrl: providerFields.baseUrl.optional(),
-    emailDomains: providerFields.emailDomains.optional(),
-    trustEmail: providerFields.trustEmail.optional(),
-    allowSignUp: providerFields.allowSignUp.optional(),
-    defaultRole: providerFields.defaultRole.optional(),
-    roleRules: providerFields.roleRules.optional(),
-    syncRoles: providerFields.syncRoles.optional(),
-  })
-  .superRefine((value, ctx) => {
-    for (const issue of kindFieldIssues(value.kind, value, true)) ctx.addIssue({ code: 'custom', path: [issue.field], message: issue.message })
-  })
+const kindField = z.enum(IDENTITY_PROVIDER_KINDS, { error: identityProviderMessages.kind })
+
+/**
+ * Every field of the request, each optional: an edit may send any of them. A new provider's schema
+ * is this one with `kind` and `name` required and what its kind needs; an edit's, this one as it is.
+ */
+const identityProviderRequestSchema = z.strictObject({ kind: kindField, ...providerFields }).partial()
+
+export const createIdentityProviderSchema = identityProviderRequestSchema.extend({ kind: kindField, name: providerFields.name }).superRefine((value, ctx) => {
+  for (const issue of kindFieldIssues(value.kind, value, true)) ctx.addIssue({ code: 'custom', path: [issue.field], message: issue.message })
+})
 export type CreateIdentityProviderInput = z.input<typeof createIdentityProviderSchema>
 export type NewIdentityProvider = z.output<typeof createIdentityProviderSchema>
 
 /** An edit: any field; `kind` only with the kind the provider has; a new `clientSecret` replaces the old. */
-export const updateIdentityProviderSchema = z
-  .strictObject({
-    kind: z.enum(IDENTITY_PROVIDER_KINDS, { error: identityProviderMessages.kind }).optional(),
-    name: providerFields.name.optional(),
-    enabled: providerFields.enabled.optional(),
-    showOnSignIn: providerFields.showOnSignIn.optional(),
-    issuer: providerFields.issuer.optional(),
-    tenant: providerFields.tenant.optional(),
-    clientId: providerFields.clientId.optional(),
-    clientSecret: providerFields.clientSecret.optional(),
-    scopes: providerFields.scopes.optional(),
-    baseUrl: providerFields.baseUrl.optional(),
-    emailDomains: providerFields.emailDomains.optional(),
-    trustEmail: providerFields.trustEmail.optional(),
-    allowSignUp: providerFields.allowSignUp.optional(),
-    defaultRole: providerFields.defaultRole.optional(),
-    roleRules: providerFields.roleRules.optional(),
-    syncRoles: providerFields.syncRoles.optional(),
-  })
-  .refine((value) => Object.values(value).some((field) => field !== undefined), { error: identityProviderMessages.nothingToUpdate })
+export const updateIdentityProviderSchema = identityProviderRequestSchema.refine((value) => Object.values(value).some((field) => field !== undefined), {
+  error: identityProviderMessages.nothingToUpdate,
+})
 export type UpdateIdentityProviderInput = z.input<typeof updateIdentityProviderSchema>
 export type IdentityProviderUpdate = z.output<typeof updateIdentityProviderSchema>
 

@@ -178,10 +178,13 @@ export const deleteAccountSchema = z
   })
 export type DeleteAccountInput = z.input<typeof deleteAccountSchema>
 
-/** The web app's form: the password, and the second step the account asks for (`none` when two-factor is off). */
-export function deleteAccountFormSchema(secondStep: 'none' | 'totp' | 'recovery') {
+/**
+ * The web app's form: the password (for an account that has one; without one, a fresh sign-in is
+ * the proof), and the second step the account asks for (`none` when two-factor is off).
+ */
+export function deleteAccountFormSchema(secondStep: 'none' | 'totp' | 'recovery', withPassword = true) {
   return z.object({
-    password: currentPasswordField,
+    password: withPassword ? currentPasswordField : z.string().optional(),
     code: secondStep === 'totp' ? totpCodeField : z.string().optional(),
     recoveryCode: secondStep === 'recovery' ? recoveryCodeField : z.string().optional(),
   })

@@ -186,6 +186,13 @@ export const routes: RouteObject[] = [
             applicationPagePattern,
           ),
           guarded(
+            paths.adminSignInMethods,
+            page(
+              () => import('~web/features/admin-identity-providers/components/sign-in-methods-page'),
+              (m) => m.SignInMethodsPage,
+            ),
+          ),
+          guarded(
             paths.adminWebhooks,
             page(
               () => import('~web/features/admin-webhooks/components/webhooks-page'),

@@ -27,6 +27,7 @@ export const en = {
     userManagement: 'User Management',
     applications: 'Applications',
     webhooks: 'Webhooks',
+    signInMethods: 'Sign-in methods',
     activityLogs: 'Activity Logs',
     developerDashboard: 'Developer Dashboard',
     moderatorDashboard: 'Moderator Dashboard',

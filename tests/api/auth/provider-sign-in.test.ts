@@ -405,7 +405,8 @@ describe('linked sign-in methods in Profile', () => {
     const browser = new ProviderBrowser(t)
     const data = expectSuccess(await browser.complete(await browser.signIn(provider.id))).data
     const me = { id: data.user.id, email, password: '', accessToken: data.accessToken, refreshToken: data.refreshToken, csrfToken: data.csrfToken }
-    const { identities } = expectSuccess(await as(t, me).get('/api/auth/identities')).data
+    const { identities, hasPassword } = expectSuccess(await as(t, me).get('/api/auth/identities')).data
+    expect(hasPassword).toBe(false)
     expect(identities).toEqual([
       { id: expect.any(String), providerId: provider.id, providerName: 'Company SSO', kind: 'oidc', email, linkedAt: expect.any(String), lastUsedAt: expect.any(String) },
     ])
@@ -417,7 +418,9 @@ describe('linked sign-in methods in Profile', () => {
     // With a password, it can go.
     const withPassword = await quickSignIn(t, { name: 'Has Password' })
     await link(withPassword.id, newSubject())
-    const [own] = expectSuccess(await as(t, withPassword).get('/api/auth/identities')).data.identities
+    const mine = expectSuccess(await as(t, withPassword).get('/api/auth/identities')).data
+    expect(mine.hasPassword).toBe(true)
+    const [own] = mine.identities
     expectSuccess(await as(t, withPassword).delete(`/api/auth/identities/${own.id}`))
     expect(await identitiesOf(withPassword.id)).toEqual([])
     // Another person's identity is a 404.

@@ -3,7 +3,7 @@ import { identityParamsSchema, linkedIdentityListSchema, providerParamsSchema, s
 import type { AppContext } from '~server/context'
 import { requireAuth } from '~server/http/auth-guard'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
-import { listMyIdentities, unlinkIdentity } from '~server/use-cases/identity-providers/linked-identities'
+import { accountHasPassword, listMyIdentities, unlinkIdentity } from '~server/use-cases/identity-providers/linked-identities'
 import { startLink } from '~server/use-cases/identity-providers/start-link'
 import { FEDERATION_COOKIE, FEDERATION_COOKIE_PATH } from './provider-sign-in'
 import { TRANSACTION_SECONDS } from '~server/use-cases/identity-providers/start-provider-sign-in'
@@ -11,9 +11,10 @@ import { TRANSACTION_SECONDS } from '~server/use-cases/identity-providers/start-
 /** Linked sign-in methods, seen by their owner: the list, and unlinking (never the last way in). */
 export function linkedIdentityRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get('/auth/identities', { schema: { response: { 200: envelope(linkedIdentityListSchema), ...failures(401, 403, 503) } } }, async (request) =>
-      ok({ identities: await listMyIdentities(ctx, requireAuth(request).user.id) }),
-    )
+    app.get('/auth/identities', { schema: { response: { 200: envelope(linkedIdentityListSchema), ...failures(401, 403, 503) } } }, async (request) => {
+      const userId = requireAuth(request).user.id
+      return ok({ identities: await listMyIdentities(ctx, userId), hasPassword: await accountHasPassword(ctx, userId) })
+    })
 
     app.post(
       '/auth/identities/:providerId/link',

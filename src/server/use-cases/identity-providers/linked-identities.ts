@@ -21,6 +21,12 @@ export async function listMyIdentities(ctx: AppContext, userId: string): Promise
   return (await listIdentitiesOfUser(ctx.db, userId)).map(toLinkedIdentity)
 }
 
+/** Whether the account has a password of its own (one made by a provider or a directory has none until "Forgot password"). */
+export async function accountHasPassword(ctx: AppContext, userId: string): Promise<boolean> {
+  const row = await ctx.db.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst()
+  return !!row && row.password_hash !== NO_PASSWORD
+}
+
 /**
  * Unlinks one of the caller's identities, unless it is the account's last way in: no password, no
  * passkey, no other identity (decision 0512). Checked and deleted in one transaction, the account

@@ -3,6 +3,7 @@ import Activity from 'lucide-react/icons/activity'
 import AppWindow from 'lucide-react/icons/app-window'
 import Code from 'lucide-react/icons/code'
 import LayoutDashboard from 'lucide-react/icons/layout-dashboard'
+import LogIn from 'lucide-react/icons/log-in'
 import MessageSquare from 'lucide-react/icons/message-square'
 import ScrollText from 'lucide-react/icons/scroll-text'
 import Settings from 'lucide-react/icons/settings'
@@ -44,6 +45,7 @@ export const NAV_SECTIONS: NavSection[] = [
       { to: paths.adminUsers, label: 'nav.userManagement', icon: Users },
       { to: paths.activityLogs, label: 'nav.activityLogs', icon: ScrollText },
       { to: paths.adminApplications, label: 'nav.applications', icon: AppWindow },
+      { to: paths.adminSignInMethods, label: 'nav.signInMethods', icon: LogIn },
       { to: paths.adminWebhooks, label: 'nav.webhooks', icon: Webhook },
     ],
   },

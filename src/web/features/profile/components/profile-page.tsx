@@ -1,3 +1,4 @@
+import { useSearchParams } from 'react-router'
 import { PageHeader } from '~web/components/ui/page-header'
 import { Tab, TabList, TabPanel, Tabs } from '~web/components/ui/tabs'
 import { useI18n } from '~web/lib/i18n'
@@ -6,6 +7,7 @@ import { TwoFactorSection } from '~web/features/security/components/two-factor-s
 import { SignedInDevices } from '~web/features/security/components/signed-in-devices'
 import { PasskeysSection } from '~web/features/security/components/passkeys-section'
 import { ConnectedAppsSection } from '~web/features/security/components/connected-apps-section'
+import { LinkedMethodsSection } from '~web/features/security/components/linked-methods-section'
 import { OwnDataSection } from '~web/features/security/components/own-data-section'
 import { useProfile } from '../api/get-profile'
 import { ChangePasswordForm } from './change-password-form'
@@ -15,11 +17,13 @@ export function ProfilePage() {
   const { t } = useI18n()
   const sessionUser = useSession().user
   const { data: user } = useProfile(sessionUser)
+  // `?tab=security`: where a sign-in through a provider started from the Security tab comes back to.
+  const [search] = useSearchParams()
   if (!user) return null
   return (
     <div>
       <PageHeader title={t('profile.title')} description={t('profile.description')} />
-      <Tabs defaultValue="profile">
+      <Tabs defaultValue={search.get('tab') === 'security' ? 'security' : 'profile'}>
         <TabList label={t('profile.title')}>
           <Tab value="profile">{t('profile.profileTab')}</Tab>
           <Tab value="security">{t('profile.securityTab')}</Tab>
@@ -32,6 +36,7 @@ export function ProfilePage() {
             <ChangePasswordForm />
             <TwoFactorSection email={user.email} />
             <PasskeysSection />
+            <LinkedMethodsSection />
             <SignedInDevices />
             <ConnectedAppsSection />
             <OwnDataSection isAdmin={user.role === 'ADMIN'} />

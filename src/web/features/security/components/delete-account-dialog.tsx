@@ -13,7 +13,10 @@ import { type TranslationKey, useI18n } from '~web/lib/i18n'
 import { session } from '~web/lib/session'
 import { notify } from '~web/lib/toast'
 import { browserHasWebAuthn } from '~web/lib/webauthn'
+import { browserNavigation } from '~web/lib/app-interaction'
+import { paths } from '~web/config/paths'
 import { useConnectedApps } from '../api/connected-apps'
+import { providerSignInUrl, useLinkedIdentities } from '../api/linked-identities'
 import { PasskeyConfirmationError, useDeleteMyAccount } from '../api/own-data'
 import { usePasskeys } from '../api/passkeys'
 import { useTwoFactorStatus } from '../api/two-factor'
@@ -26,8 +29,15 @@ type SecondStep = 'none' | 'totp' | 'recovery'
  * methods, the passkeys, two-factor, the connected apps by name, every session, their name on
  * the activity log), then the proof: the current password with the authenticator app's code (or a
  * recovery code) when two-factor is on, or a passkey instead where the account has one and the
- * browser can use it. Once the account is deleted, the session ends and the sign-in page shows.
+ * browser can use it. An account without a password (made by an identity provider) proves itself
+ * by a sign-in made moments ago: it is offered a new sign-in with each of its providers, which
+ * comes back to the Security tab (decisions 0517, 0561). Once the account is deleted, the session
+ * ends and the sign-in page shows.
  */
+
+/** Where a new sign-in with a provider, made to confirm the deletion, comes back to. */
+export const SECURITY_TAB = `${paths.profile}?tab=security`
+
 export function DeleteAccountDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useI18n()
   return (
@@ -38,21 +48,26 @@ export function DeleteAccountDialog({ open, onClose }: { open: boolean; onClose:
 }
 
 function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
-  const { t } = useI18n()
+  const { t, tm } = useI18n()
   const twoFactor = useTwoFactorStatus()
   const passkeys = usePasskeys()
   const apps = useConnectedApps()
+  const linked = useLinkedIdentities()
   const remove = useDeleteMyAccount()
   const [recovery, setRecovery] = useState(false)
   const [problem, setProblem] = useState<TranslationKey | null>(null)
+  /** A refusal the server words itself (a sign-in too long ago). */
+  const [refusal, setRefusal] = useState<string | null>(null)
   const step: SecondStep = twoFactor.data?.totp ? (recovery ? 'recovery' : 'totp') : 'none'
-  const schema = useMemo(() => deleteAccountFormSchema(step), [step])
+  // Until the answer says otherwise, the account has a password (the usual case, and the server's check).
+  const hasPassword = linked.data?.hasPassword ?? true
+  const schema = useMemo(() => deleteAccountFormSchema(step, hasPassword), [step, hasPassword])
   const form = useSchemaForm({ schema, defaultValues: { password: '', code: '', recoveryCode: '' } })
   const { errors, isSubmitting } = form.formState
   const [withWebAuthn] = useState(browserHasWebAuthn)
   const canUsePasskey = withWebAuthn && (passkeys.data?.length ?? 0) > 0
 
-  if (twoFactor.isPending || passkeys.isPending || apps.isPending) return <Spinner label={t('app.loading')} />
+  if (twoFactor.isPending || passkeys.isPending || apps.isPending || linked.isPending) return <Spinner label={t('app.loading')} />
 
   const deleted = () => {
     notify.success(t('ownData.deleted'))
@@ -61,16 +76,20 @@ function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
 
   const onSubmit = form.handleSubmit(async ({ password, code, recoveryCode }) => {
     setProblem(null)
+    setRefusal(null)
     try {
-      await remove.mutateAsync({ password, ...(step === 'totp' ? { code } : step === 'recovery' ? { recoveryCode } : {}) })
+      const proof = hasPassword ? { password } : { freshSignIn: true as const }
+      await remove.mutateAsync({ ...proof, ...(step === 'totp' ? { code } : step === 'recovery' ? { recoveryCode } : {}) })
       deleted()
     } catch (error) {
+      if (isApiError(error) && error.code === 'FRESH_SIGN_IN_REQUIRED') return setRefusal(error.message)
       if (!applyServerFieldErrors(error, form.setError, ['password', 'code', 'recoveryCode'])) toastFailure(error, t('ownData.failed'))
     }
   })
 
   const withPasskey = async () => {
     setProblem(null)
+    setRefusal(null)
     try {
       await remove.mutateAsync('passkey')
       deleted()
@@ -85,6 +104,7 @@ function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
   const passkeyCount = passkeys.data?.length ?? 0
   const appNames = (apps.data ?? []).map((app) => app.name)
   const busy = isSubmitting || remove.isPending
+  const identities = linked.data?.identities ?? []
   return (
     <div className="space-y-4">
       <ul className="list-disc space-y-1 pl-5 text-sm" aria-label={t('ownData.lossList')}>
@@ -97,18 +117,34 @@ function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
       </ul>
       <p className="text-sm text-muted">{t('ownData.keepCopy')}</p>
       {problem ? <Alert tone="error">{t(problem)}</Alert> : null}
+      {refusal ? <Alert tone="error">{tm(refusal)}</Alert> : null}
       {canUsePasskey ? (
         <div className="space-y-3">
           <Button variant="outline" onClick={() => void withPasskey()} disabled={busy}>
             {t('ownData.usePasskey')}
           </Button>
-          <p className="text-sm text-muted">{t('ownData.orPassword')}</p>
+          {hasPassword ? <p className="text-sm text-muted">{t('ownData.orPassword')}</p> : null}
         </div>
       ) : null}
       <form id="delete-account-form" noValidate onSubmit={onSubmit} className="space-y-4">
-        <Field label={t('ownData.password')} error={errors.password?.message}>
-          <PasswordInput autoComplete="current-password" {...form.register('password')} />
-        </Field>
+        {hasPassword ? (
+          <Field label={t('ownData.password')} error={errors.password?.message}>
+            <PasswordInput autoComplete="current-password" {...form.register('password')} />
+          </Field>
+        ) : identities.length > 0 ? (
+          <div className="space-y-3">
+            <p className="text-sm">{t('ownData.reSignInText', { name: identities.map((identity) => identity.providerName).join(', ') })}</p>
+            <div className="flex flex-wrap gap-2">
+              {identities.map((identity) => (
+                <Button key={identity.id} variant="outline" onClick={() => browserNavigation.assign(providerSignInUrl(identity.providerId, SECURITY_TAB))}>
+                  {t('ownData.reSignIn', { name: identity.providerName })}
+                </Button>
+              ))}
+            </div>
+          </div>
+        ) : canUsePasskey ? null : (
+          <p className="text-sm">{t('ownData.noWayToConfirm')}</p>
+        )}
         {step === 'totp' ? (
           <Field label={t('ownData.code')} error={errors.code?.message}>
             <Input autoComplete="one-time-code" inputMode="numeric" maxLength={6} {...form.register('code')} />

@@ -1,0 +1,153 @@
+import { useRef, useState } from 'react'
+import Plus from 'lucide-react/icons/plus'
+import type { IdentityProvider } from '~shared/schemas/identity-providers'
+import { ConfirmDialog } from '~web/components/confirm-dialog'
+import { CopyField } from '~web/components/copy-field'
+import { Button } from '~web/components/ui/button'
+import { Card, CardContent } from '~web/components/ui/card'
+import { Dialog } from '~web/components/ui/dialog'
+import { PageHeader } from '~web/components/ui/page-header'
+import { PageSpinner } from '~web/components/ui/spinner'
+import { ErrorState } from '~web/components/ui/states'
+import { toastFailure } from '~web/lib/failures'
+import { useI18n } from '~web/lib/i18n'
+import { notify } from '~web/lib/toast'
+import { redirectUriOf, useAppUrl } from '../api/app-url'
+import { useDeleteIdentityProvider, useIdentityProviders, useUpdateIdentityProvider } from '../api/identity-providers'
+import { ProviderFormDialog } from './provider-form-dialog'
+import { type ProviderAction, ProvidersTable } from './providers-table'
+
+/**
+ * Sign-in methods (ADMIN only): the identity providers people sign in with (contract section 10).
+ * Add one of each kind, edit it, enable or disable it, delete it (with the identities linked
+ * through it). Each provider's redirect URI, to paste into its console, is on APP_URL as the
+ * server's discovery document names it.
+ */
+export function SignInMethodsPage() {
+  const { t } = useI18n()
+  const query = useIdentityProviders()
+  const appUrl = useAppUrl()
+  const update = useUpdateIdentityProvider()
+  const remove = useDeleteIdentityProvider()
+  const [form, setForm] = useState<{ provider: IdentityProvider | null } | null>(null)
+  const [deleting, setDeleting] = useState<IdentityProvider | null>(null)
+  const [created, setCreated] = useState<IdentityProvider | null>(null)
+  const area = useRef<HTMLDivElement>(null)
+  const returnTo = useRef<string | null>(null)
+  const providers = query.data ?? []
+  const redirectUri = (provider: IdentityProvider) => (appUrl.data ? redirectUriOf(appUrl.data, provider.id) : null)
+
+  const returnFocus = () => {
+    const root = area.current
+    if (!root) return null
+    const row = [...root.querySelectorAll<HTMLElement>('[data-provider-actions]')].find((button) => button.dataset.providerActions === returnTo.current)
+    return row ?? root.querySelector<HTMLElement>('[data-providers-table]') ?? root.querySelector<HTMLElement>('[data-new-provider]')
+  }
+
+  const toggle = async (provider: IdentityProvider) => {
+    try {
+      await update.mutateAsync({ id: provider.id, changes: { enabled: !provider.enabled } })
+      notify.success(t(provider.enabled ? 'signInMethods.disabledDone' : 'signInMethods.enabledDone', { name: provider.name }))
+    } catch (error) {
+      toastFailure(error, t('signInMethods.updateFailed'))
+    }
+  }
+
+  const onAction = (provider: IdentityProvider, action: ProviderAction) => {
+    returnTo.current = provider.id
+    if (action === 'edit') setForm({ provider })
+    else if (action === 'toggle') void toggle(provider)
+    else setDeleting(provider)
+  }
+
+  const confirmDelete = async () => {
+    if (!deleting) return
+    try {
+      await remove.mutateAsync(deleting.id)
+      notify.success(t('signInMethods.deleted'))
+      setDeleting(null)
+    } catch (error) {
+      toastFailure(error, t('signInMethods.deleteFailed'))
+    }
+  }
+
+  return (
+    <div ref={area}>
+      <PageHeader
+        title={t('signInMethods.title')}
+        description={t('signInMethods.description')}
+        actions={
+          <Button
+            data-new-provider
+            onClick={() => {
+              returnTo.current = null
+              setForm({ provider: null })
+            }}
+          >
+            <Plus aria-hidden className="size-4" />
+            {t('signInMethods.newProvider')}
+          </Button>
+        }
+      />
+      <Card>
+        <CardContent className="pt-4 sm:pt-6">
+          {query.isPending ? (
+            <PageSpinner />
+          ) : query.isError && !query.data ? (
+            <ErrorState message={t('signInMethods.loadError')} onRetry={() => void query.refetch()} />
+          ) : providers.length === 0 ? (
+            <div className="px-4 py-10 text-center">
+              <p className="font-medium">{t('signInMethods.empty')}</p>
+              <p className="mx-auto max-w-prose text-sm text-muted">{t('signInMethods.emptyWhat')}</p>
+            </div>
+          ) : (
+            <ProvidersTable providers={providers} onAction={onAction} />
+          )}
+        </CardContent>
+      </Card>
+      <ProviderFormDialog
+        open={!!form}
+        provider={form?.provider ?? null}
+        redirectUri={redirectUri}
+        onClose={() => setForm(null)}
+        onCreated={(provider) => {
+          returnTo.current = provider.id
+          setForm(null)
+          setCreated(provider)
+        }}
+        returnFocus={returnFocus}
+      />
+      <Dialog
+        open={!!created}
+        onOpenChange={(open) => (open ? undefined : setCreated(null))}
+        returnFocus={returnFocus}
+        title={t('signInMethods.createdTitle')}
+        description={created ? t('signInMethods.createdText', { name: created.name }) : undefined}
+      >
+        {created ? (
+          <div className="space-y-4">
+            {redirectUri(created) ? (
+              <CopyField label={t('signInMethods.redirectUri')} value={redirectUri(created)!} />
+            ) : (
+              <ErrorState message={t('signInMethods.addressError')} onRetry={() => void appUrl.refetch()} />
+            )}
+            <div className="flex justify-end pt-2">
+              <Button onClick={() => setCreated(null)}>{t('signInMethods.done')}</Button>
+            </div>
+          </div>
+        ) : null}
+      </Dialog>
+      <ConfirmDialog
+        open={!!deleting}
+        title={t('signInMethods.deleteTitle')}
+        text={deleting ? t('signInMethods.deleteText', { name: deleting.name }) : ''}
+        confirm={t('signInMethods.deleteConfirm')}
+        busy={t('signInMethods.deleting')}
+        danger
+        onConfirm={confirmDelete}
+        onClose={() => setDeleting(null)}
+        returnFocus={returnFocus}
+      />
+    </div>
+  )
+}
