@@ -14,7 +14,7 @@ export function LanguageChooser() {
   return (
     <label className="inline-flex items-center gap-2 text-sm text-muted">
       <Languages aria-hidden className="size-4 shrink-0" />
-      <span className="sr-only">{t('settings.language')}</span>
+      <span className="sr-only">{t('languageChooser.label')}</span>
       <Select
         value={lang}
         className="h-9 w-auto"
@@ -28,7 +28,7 @@ export function LanguageChooser() {
       >
         {LANGUAGES.map((language) => (
           <option key={language} value={language} lang={language}>
-            {t(`settings.languages.${language}`)}
+            {t(`languageChooser.names.${language}`)}
           </option>
         ))}
       </Select>

@@ -474,6 +474,10 @@ const de: Messages = {
     statusChanged: 'Kommentar von {{client}}: {{status}}',
     empty: 'Keine Kommentare gefunden',
   },
+  languageChooser: {
+    label: 'Sprache',
+    names: { en: 'English', fr: 'Français', es: 'Español', de: 'Deutsch' },
+  },
   settings: {
     title: 'Einstellungen',
     description: 'Passen Sie Aussehen und Verhalten der App an',
@@ -490,15 +494,13 @@ const de: Messages = {
     weeklySummary: 'Wöchentliche Zusammenfassung',
     weeklySummaryHint: 'Jede Woche eine Zusammenfassung Ihrer Kontoaktivität',
     localization: 'Sprache und Region',
-    language: 'Sprache',
-    languages: { en: 'English', fr: 'Français', es: 'Español', de: 'Deutsch' },
     save: 'Änderungen speichern',
     reset: 'Auf Standardwerte zurücksetzen',
     saved: 'Einstellungen gespeichert',
     resetDone: 'Einstellungen auf Standardwerte zurückgesetzt',
     localNote: 'Diese Einstellungen werden nur in diesem Browser auf diesem Gerät gespeichert.',
   },
-  invitations: {
+  inviteDialog: {
     invite: 'Benutzer einladen',
     dialogTitle: 'Benutzer einladen',
     dialogText: 'Die Person erhält eine E-Mail mit einem Link, um ihr Passwort festzulegen. Der Link funktioniert einmal, 7 Tage lang.',
@@ -506,6 +508,8 @@ const de: Messages = {
     sending: 'Wird gesendet…',
     sent: 'Einladung an {{email}} gesendet',
     failed: 'Die Einladung konnte nicht gesendet werden',
+  },
+  invitations: {
     acceptTitle: 'Accounts beitreten',
     acceptText: 'Sie wurden eingeladen. Wählen Sie ein Passwort, um Ihr Konto einzurichten.',
     password: 'Passwort',

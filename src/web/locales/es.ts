@@ -474,6 +474,10 @@ const es: Messages = {
     statusChanged: 'Comentario de {{client}}: {{status}}',
     empty: 'No se encontraron comentarios',
   },
+  languageChooser: {
+    label: 'Idioma',
+    names: { en: 'English', fr: 'Français', es: 'Español', de: 'Deutsch' },
+  },
   settings: {
     title: 'Ajustes',
     description: 'Personaliza el aspecto y el comportamiento de la aplicación',
@@ -490,15 +494,13 @@ const es: Messages = {
     weeklySummary: 'Resumen semanal',
     weeklySummaryHint: 'Un resumen semanal de la actividad de tu cuenta',
     localization: 'Idioma y región',
-    language: 'Idioma',
-    languages: { en: 'English', fr: 'Français', es: 'Español', de: 'Deutsch' },
     save: 'Guardar cambios',
     reset: 'Restablecer valores predeterminados',
     saved: 'Ajustes guardados',
     resetDone: 'Ajustes restablecidos',
     localNote: 'Estas preferencias se guardan solo en este navegador, en este dispositivo.',
   },
-  invitations: {
+  inviteDialog: {
     invite: 'Invitar usuario',
     dialogTitle: 'Invitar usuario',
     dialogText: 'La persona recibe un correo con un enlace para elegir su contraseña. El enlace funciona una vez, durante 7 días.',
@@ -506,6 +508,8 @@ const es: Messages = {
     sending: 'Enviando…',
     sent: 'Invitación enviada a {{email}}',
     failed: 'No se pudo enviar la invitación',
+  },
+  invitations: {
     acceptTitle: 'Únete a Accounts',
     acceptText: 'Te han invitado. Elige una contraseña para terminar de configurar tu cuenta.',
     password: 'Contraseña',

@@ -474,6 +474,10 @@ const fr: Messages = {
     statusChanged: 'Commentaire de {{client}} : {{status}}',
     empty: 'Aucun commentaire trouvé',
   },
+  languageChooser: {
+    label: 'Langue',
+    names: { en: 'English', fr: 'Français', es: 'Español', de: 'Deutsch' },
+  },
   settings: {
     title: 'Paramètres',
     description: "Personnalisez l'apparence et le comportement de l'application",
@@ -490,15 +494,13 @@ const fr: Messages = {
     weeklySummary: 'Résumé hebdomadaire',
     weeklySummaryHint: "Un résumé de l'activité de votre compte chaque semaine",
     localization: 'Langue et région',
-    language: 'Langue',
-    languages: { en: 'English', fr: 'Français', es: 'Español', de: 'Deutsch' },
     save: 'Enregistrer les modifications',
     reset: 'Rétablir les valeurs par défaut',
     saved: 'Paramètres enregistrés',
     resetDone: 'Paramètres rétablis par défaut',
     localNote: 'Ces préférences sont enregistrées uniquement dans ce navigateur, sur cet appareil.',
   },
-  invitations: {
+  inviteDialog: {
     invite: 'Inviter un utilisateur',
     dialogTitle: 'Inviter un utilisateur',
     dialogText: 'La personne reçoit un e-mail avec un lien pour choisir son mot de passe. Le lien fonctionne une fois, pendant 7 jours.',
@@ -506,6 +508,8 @@ const fr: Messages = {
     sending: 'Envoi…',
     sent: 'Invitation envoyée à {{email}}',
     failed: "Échec de l'envoi de l'invitation",
+  },
+  invitations: {
     acceptTitle: 'Rejoindre Accounts',
     acceptText: 'Vous avez été invité. Choisissez un mot de passe pour terminer la création de votre compte.',
     password: 'Mot de passe',

@@ -17,7 +17,7 @@ import { ROLE_OPTIONS } from '../user-rules'
 export function InviteUserDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useI18n()
   return (
-    <Dialog open={open} onOpenChange={(next) => (next ? undefined : onClose())} title={t('invitations.dialogTitle')} description={t('invitations.dialogText')}>
+    <Dialog open={open} onOpenChange={(next) => (next ? undefined : onClose())} title={t('inviteDialog.dialogTitle')} description={t('inviteDialog.dialogText')}>
       {open ? <InviteUserForm onClose={onClose} /> : null}
     </Dialog>
   )
@@ -32,11 +32,11 @@ function InviteUserForm({ onClose }: { onClose: () => void }) {
   const onSubmit = form.handleSubmit(async (values) => {
     try {
       const user = await invite.mutateAsync(values)
-      notify.success(t('invitations.sent', { email: user.email }))
+      notify.success(t('inviteDialog.sent', { email: user.email }))
       onClose()
     } catch (error) {
       const placed = applyServerFieldErrors(error, form.setError, ['name', 'email', 'role', 'phone'], { EMAIL_TAKEN: 'email' })
-      if (!placed) toastFailure(error, t('invitations.failed'))
+      if (!placed) toastFailure(error, t('inviteDialog.failed'))
     }
   })
 
@@ -65,7 +65,7 @@ function InviteUserForm({ onClose }: { onClose: () => void }) {
           {t('common.cancel')}
         </Button>
         <Button type="submit" disabled={isSubmitting}>
-          {isSubmitting ? t('invitations.sending') : t('invitations.send')}
+          {isSubmitting ? t('inviteDialog.sending') : t('inviteDialog.send')}
         </Button>
       </div>
     </form>

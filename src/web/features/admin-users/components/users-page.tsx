@@ -85,7 +85,7 @@ export function UsersPage() {
         actions={
           <Button onClick={() => setInviting(true)}>
             <UserPlus aria-hidden className="size-4" />
-            {t('invitations.invite')}
+            {t('inviteDialog.invite')}
           </Button>
         }
       />

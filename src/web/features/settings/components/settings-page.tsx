@@ -86,10 +86,10 @@ export function SettingsPage() {
           </CardHeader>
           <CardContent>
             <SelectField
-              label={t('settings.language')}
+              label={t('languageChooser.label')}
               value={draft.language}
               onChange={(value) => set('language', value)}
-              options={LANGUAGES.map((language) => ({ value: language, label: t(`settings.languages.${language}`) }))}
+              options={LANGUAGES.map((language) => ({ value: language, label: t(`languageChooser.names.${language}`) }))}
               className="max-w-xs"
             />
           </CardContent>
