@@ -19,6 +19,7 @@ const wiki: Application = {
   backchannelLogoutUri: null,
   allowedRoles: [],
   firstParty: true,
+  deviceFlow: false,
   enabled: true,
   scopes: [],
   jwks: null,
