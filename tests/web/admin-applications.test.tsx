@@ -218,6 +218,7 @@ describe('applications', () => {
       backchannelLogoutUri: null,
       allowedRoles: ['DEVELOPER'],
       firstParty: false,
+      deviceFlow: false,
     })
     expect((within(credentials).getByLabelText('Client ID') as HTMLInputElement).value).toBe(wiki.id)
     expect((within(credentials).getByLabelText('Client secret') as HTMLInputElement).value).toBe('the-secret-shown-once')
