@@ -177,7 +177,7 @@ export const updateApplicationSchema = z
   .strictObject({
     name: applicationNameField.optional(),
     type: typeField.optional(),
-    /** Empty only for an application with device sign-in (the server checks the result). */
+    /** Empty only with `deviceFlow: true` in the same edit (the server checks the result too). */
     redirectUris: uriList('Redirect URI', applicationMessages.redirectUrisMax).optional(),
     postLogoutRedirectUris: postLogoutRedirectUrisField.optional(),
     backchannelLogoutUri: backchannelLogoutUriField.optional(),
@@ -188,6 +188,11 @@ export const updateApplicationSchema = z
     scopes: scopesField.optional(),
   })
   .refine((value) => Object.values(value).some((field) => field !== undefined), { error: applicationMessages.nothingToUpdate })
+  // No redirect URIs left: only for an application that signs people in on their devices, said in the same edit.
+  .refine((value) => value.redirectUris === undefined || value.redirectUris.length > 0 || value.deviceFlow === true, {
+    error: applicationMessages.redirectUrisMin,
+    path: ['redirectUris'],
+  })
 export type UpdateApplicationInput = z.input<typeof updateApplicationSchema>
 export type ApplicationUpdate = z.output<typeof updateApplicationSchema>
 
