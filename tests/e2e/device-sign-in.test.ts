@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import * as client from 'openid-client'
 import { describe, expect, test } from 'vitest'
 import { callApi, signInThroughApi } from './support/accounts'
@@ -11,6 +13,7 @@ import { browserTests } from './support/fixtures'
  * page and allows, or denies. The grant then shows in Connected apps.
  */
 const e2e = browserTests()
+const EXIT_WITH_PARENT = fileURLToPath(new URL('../support/exit-with-parent.ts', import.meta.url))
 const APP = 'Deploy CLI'
 
 /** A public application with device sign-in, registered by the administrator; its client id. */
@@ -76,6 +79,40 @@ describe('device sign-in', () => {
     await page.getByRole('button', { name: 'Deny' }).click()
     await page.getByRole('heading', { level: 1, name: 'Sign-in denied' }).waitFor()
     expect(await refused).toBe('access_denied')
+  }, 90_000)
+
+  test('the docs’ example tool (docs/examples/device-sign-in.mjs) signs a person in once they allow it in the browser', async () => {
+    const person = await e2e.accounts.create({ name: 'Ada Example' })
+    const clientId = await deviceApplication()
+    const tool = spawn(process.execPath, ['--import', 'tsx', '--import', EXIT_WITH_PARENT, 'docs/examples/device-sign-in.mjs'], {
+      env: { ...process.env, APP_URL: e2e.server.url, CLIENT_ID: clientId },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let output = ''
+    tool.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    tool.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    const exited = new Promise<number | null>((resolve) => tool.on('exit', (code) => resolve(code)))
+    try {
+      const until = async (pattern: RegExp) => {
+        for (let i = 0; i < 300 && !pattern.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+        const found = pattern.exec(output)
+        if (!found) throw new Error(`the tool never printed ${pattern}: ${output}`)
+        return found
+      }
+      const [, address] = await until(/\(or open (\S+)\)/)
+      const { page } = await e2e.open()
+      await openSignedIn(page, e2e.server, person, new URL(address!).pathname + new URL(address!).search)
+      await page.getByRole('heading', { level: 1, name: 'Sign in on a device' }).waitFor()
+      await page.getByRole('button', { name: 'Continue' }).click()
+      await page.getByRole('heading', { level: 1, name: `Sign in to ${APP}?` }).waitFor()
+      await page.getByRole('button', { name: 'Continue' }).click()
+      await page.getByRole('button', { name: 'Allow' }).click()
+      await page.getByRole('heading', { level: 1, name: 'Your device is signed in' }).waitFor()
+      await until(/Signed in as Ada Example/)
+      expect(await exited).toBe(0)
+    } finally {
+      tool.kill('SIGKILL')
+    }
   }, 90_000)
 
   test('a code that matches nothing: “Code expired or unknown”', async () => {
