@@ -19,6 +19,8 @@ export const paths = {
   consent: '/consent',
   /** The protocol's own addresses: the server answers the errors it cannot send back to an app with the web app. */
   oidc: '/oidc',
+  /** Device sign-in (RFC 8628): the address a command-line tool shows; on to the provider's form at /oidc/device. */
+  device: '/device',
   debug: '/debug',
   dashboard: '/dashboard',
   profile: '/profile',

@@ -58,6 +58,7 @@ describe('registering an application', () => {
       backchannelLogoutUri: 'https://wiki.example.com/backchannel-logout',
       allowedRoles: ['ADMIN', 'DEVELOPER'],
       firstParty: true,
+      deviceFlow: false,
       enabled: true,
       scopes: [],
       jwks: null,

@@ -10,7 +10,7 @@ import { recordActivity } from '~server/data/activity/activities'
 import { quickUser } from './helpers/users'
 
 const USER_HEADER = ['id', 'name', 'email', 'phone', 'role', 'status', 'emailVerified', 'createdAt', 'updatedAt', 'lastSignInAt']
-const ACTIVITY_HEADER = ['id', 'createdAt', 'activity', 'details', 'ipAddress', 'userId', 'userName', 'userEmail', 'userRole']
+const ACTIVITY_HEADER = ['id', 'createdAt', 'activity', 'details', 'ipAddress', 'userId', 'userName', 'userEmail', 'userRole', 'actorType', 'actorId', 'actorName']
 
 /**
  * The CSV exports (contract section 7): the file's form, read back by a CSV parser; the same
@@ -216,13 +216,38 @@ describe('CSV exports', () => {
     expect(data.length).toBeGreaterThanOrEqual(1)
     for (const row of data) {
       expect(row[2]).toBe('Logged in')
-      expect(row.slice(5)).toEqual([admin.id, 'Export Admin', admin.email, 'ADMIN'])
+      // Their own entries: no one else acted.
+      expect(row.slice(5)).toEqual([admin.id, 'Export Admin', admin.email, 'ADMIN', '', '', ''])
     }
     const times = data.map((row) => row[1]!)
     expect(times).toEqual([...times].sort().reverse())
     const response = await download('/api/admin/activity-logs/export?from=2000-01-01&to=2000-01-02')
     expect(response.headers['content-disposition']).toBe(`attachment; filename="activity-logs-${t.clock.now().toISOString().slice(0, 10)}.csv"`)
     expect(rows(response.body)).toEqual([ACTIVITY_HEADER])
+  })
+
+  it('names the actor of each entry: a service application by its client id and its name as it was then, an admin, or no one', async () => {
+    const mark = `acted${Date.now()}`
+    const person = await quickUser(t, { name: 'Acted Upon', email: `${mark}@example.com` })
+    t.clock.advance(1)
+    await recordActivity(t.ctx.db, {
+      userId: person.id,
+      actorApplication: { id: 'app_payrollpayrollpayroll', name: '=Payroll Sync' },
+      kind: 'updated',
+      activity: 'Updated profile',
+      ip: null,
+      at: t.clock.now(),
+    })
+    t.clock.advance(1)
+    await recordActivity(t.ctx.db, { userId: person.id, actorId: admin.id, kind: 'updated', activity: 'Updated profile', ip: null, at: t.clock.now() })
+    t.clock.advance(1)
+    await recordActivity(t.ctx.db, { userId: person.id, kind: 'updated', activity: 'Updated profile', ip: null, at: t.clock.now() })
+    const [, ...entries] = rows((await download(`/api/admin/activity-logs/export?search=${encodeURIComponent(mark)}&activity=updated`)).body)
+    expect(entries.map((entry) => entry.slice(ACTIVITY_HEADER.indexOf('actorType')))).toEqual([
+      ['', '', ''],
+      ['user', admin.id, 'Export Admin'],
+      ['application', 'app_payrollpayrollpayroll', "'=Payroll Sync"],
+    ])
   })
 
   it('records each export with its filters and row count', async () => {

@@ -161,6 +161,7 @@ const APPLICATION = {
   backchannelLogoutUri: 'https://wiki.example.com/backchannel-logout',
   allowedRoles: ['ADMIN', 'DEVELOPER'],
   firstParty: false,
+  deviceFlow: false,
   enabled: true,
   scopes: [],
   jwks: null,

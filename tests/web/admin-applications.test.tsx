@@ -19,6 +19,7 @@ const wiki: Application = {
   backchannelLogoutUri: null,
   allowedRoles: [],
   firstParty: true,
+  deviceFlow: false,
   enabled: true,
   scopes: [],
   jwks: null,
@@ -199,6 +200,22 @@ describe('applications', () => {
     await expectProviderAddresses(screen.getByRole('region', { name: 'Provider addresses' }))
   })
 
+  test('a command-line tool: a public application with the “Device sign-in” switch on needs no redirect URI', async () => {
+    const { api, user } = renderApplications([])
+    api.on('POST /admin/applications', (request) => ({
+      status: 201,
+      body: { success: true, data: { application: { ...phone, ...(request.body as object) } } },
+    }))
+    await user.click(await screen.findByRole('button', { name: 'New application' }))
+    const dialog = await screen.findByRole('dialog', { name: 'New Application' })
+    await user.type(within(dialog).getByLabelText('Name'), 'Deploy CLI')
+    await user.click(within(dialog).getByRole('radio', { name: 'Public' }))
+    await user.click(within(dialog).getByRole('switch', { name: 'Device sign-in' }))
+    await user.click(within(dialog).getByRole('button', { name: 'Create application' }))
+    await waitFor(() => expect(api.callsTo('POST /admin/applications')).toHaveLength(1))
+    expect(api.callsTo('POST /admin/applications')[0]!.body).toMatchObject({ name: 'Deploy CLI', type: 'public', redirectUris: [], deviceFlow: true })
+  })
+
   test('creating one sends the form as the API takes it, then shows the client id and the secret once, with Copy', async () => {
     const { api, user } = renderApplications([])
     api.on('POST /admin/applications', (request) => ({
@@ -217,6 +234,7 @@ describe('applications', () => {
       backchannelLogoutUri: null,
       allowedRoles: ['DEVELOPER'],
       firstParty: false,
+      deviceFlow: false,
     })
     expect((within(credentials).getByLabelText('Client ID') as HTMLInputElement).value).toBe(wiki.id)
     expect((within(credentials).getByLabelText('Client secret') as HTMLInputElement).value).toBe('the-secret-shown-once')

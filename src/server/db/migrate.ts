@@ -23,6 +23,7 @@ import * as webhooks from '~server/db/migrations/0020_webhooks'
 import * as importedAccounts from '~server/db/migrations/0021_imported_accounts'
 import * as scimProvisioning from '~server/db/migrations/0022_scim_provisioning'
 import * as passkeyConfirmationChallenges from '~server/db/migrations/0024_passkey_confirmation_challenges'
+import * as deviceCodes from '~server/db/migrations/0026_device_codes'
 import * as secondStepAfterAProvider from '~server/db/migrations/0028_second_step_after_a_provider'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0021_imported_accounts': importedAccounts,
   '0022_scim_provisioning': scimProvisioning,
   '0024_passkey_confirmation_challenges': passkeyConfirmationChallenges,
+  '0026_device_codes': deviceCodes,
   '0028_second_step_after_a_provider': secondStepAfterAProvider,
 }
 

@@ -269,6 +269,10 @@ export interface OidcPayloadsTable {
   consumed_at: Timestamp | null
   /** A grant's: when a token was last issued under it. */
   last_used_at: Timestamp | null
+  /** A device code's: the code the person types, normalised (migration 0026). */
+  user_code: string | null
+  /** A device code's: when its app last polled the token endpoint with it (migration 0026). */
+  last_polled_at: Timestamp | null
 }
 
 export interface OidcKeysTable {

@@ -6,7 +6,7 @@ import { APPLICATION_COLUMNS, TOKEN_MODELS as APPLICATION_TOKEN_MODELS } from '~
 import type { Database, Db } from '~server/db/types'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import { ACCOUNT_COLUMNS, accountKey, productSessionLive } from './accounts'
-import { applicationClientMetadata } from './clients'
+import { applicationClientMetadata, DEVICE_CODE_GRANT } from './clients'
 import {
   type AccountRow,
   type ApplicationRow,
@@ -39,7 +39,8 @@ export const LAST_USED_PRECISION_MS = 60_000
 
 const TOKEN_MODELS = new Set<string>(APPLICATION_TOKEN_MODELS)
 /** What may be used only once; consumed at once, conditionally (`consume`). */
-const SINGLE_USE_MODELS = new Set(['RefreshToken', 'AuthorizationCode'])
+const SINGLE_USE_MODELS = new Set(['RefreshToken', 'AuthorizationCode', 'DeviceCode'])
+const SINGLE_USE_LABELS: Record<string, string> = { RefreshToken: 'refresh token', AuthorizationCode: 'authorization code', DeviceCode: 'device code' }
 /** What an engine request saves with its next write, or just before it answers. */
 const DEFERRED_SAVES = new Set(['AccessToken', 'RefreshToken'])
 
@@ -140,6 +141,10 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
         return
       }
       await writeWithDeferred(db(), write)
+      // A device code is also found by the code the person types (migration 0026).
+      if (this.model === 'DeviceCode' && typeof payload.userCode === 'string') {
+        await db().updateTable('oidc_payloads').set({ user_code: payload.userCode }).where('model', '=', 'DeviceCode').where('id', '=', id).execute()
+      }
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -176,7 +181,7 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
     private async readAhead(request: EngineRequest, model: string, id: string, clientId?: string): Promise<AdapterPayload | undefined> {
       const query = clientId ? appWithToken(clientId, model, id, clock()) : tokenWithItsApp(model, id, clock())
       const row = (await runNamedStatement(db(), query)).rows[0] as ReadAheadRow | undefined
-      const found = row?.payload ? this.open({ payload: row.payload, consumed_at: row.consumed_at, expires_at: row.expires_at }) : undefined
+      const found = row?.payload ? this.open({ payload: row.payload, consumed_at: row.consumed_at, expires_at: row.expires_at }, model) : undefined
       const appId = clientId ?? row?.client_id
       if (appId) request.applications.set(appId, row?.a_id ? (prefixed(row, 'a_', CLIENT_COLUMNS) as ApplicationRow) : undefined)
       if (!row?.payload) return undefined
@@ -197,9 +202,17 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
       return this.open((await runNamedStatement(db(), query.compile())).rows[0])
     }
 
-    async findByUserCode(): Promise<AdapterPayload | undefined> {
-      // The device flow is off: there are no user codes.
-      return undefined
+    /** A device code by the code the person typed (normalised by the engine), expired or not: the engine tells which. */
+    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      if (this.model !== 'DeviceCode') return undefined
+      await flushDeferredWrites(db())
+      const row = await db()
+        .selectFrom('oidc_payloads')
+        .select(['payload', 'consumed_at', 'expires_at'])
+        .where('model', '=', 'DeviceCode')
+        .where('user_code', '=', userCode)
+        .executeTakeFirst()
+      return this.open(row)
     }
 
     async consume(id: string): Promise<void> {
@@ -229,7 +242,7 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
     private async takenFirst(db: Db, id: string): Promise<never> {
       const row = await db.selectFrom('oidc_payloads').select('grant_id').where('model', '=', this.model).where('id', '=', id).executeTakeFirst()
       if (row?.grant_id) await db.deleteFrom('oidc_payloads').where('grant_id', '=', row.grant_id).execute()
-      throw new errors.InvalidGrant(`${this.model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`)
+      throw new errors.InvalidGrant(`${SINGLE_USE_LABELS[this.model] ?? 'token'} already used`)
     }
 
     async destroy(id: string): Promise<void> {
@@ -243,9 +256,13 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
       await db().deleteFrom('oidc_payloads').where('model', '=', this.model).where('grant_id', '=', grantId).execute()
     }
 
-    private open(row: { payload: Record<string, unknown>; consumed_at: Date | null; expires_at: Date | null } | undefined): AdapterPayload | undefined {
+    private open(
+      row: { payload: Record<string, unknown>; consumed_at: Date | null; expires_at: Date | null } | undefined,
+      model: string = this.model,
+    ): AdapterPayload | undefined {
       if (!row) return undefined
-      if (row.expires_at && row.expires_at.getTime() <= Date.now()) return undefined
+      // An expired device code is still found until housekeeping deletes it: its app is told `expired_token`, not an unknown code.
+      if (row.expires_at && row.expires_at.getTime() <= Date.now() && model !== 'DeviceCode') return undefined
       const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as AdapterPayload
       return row.consumed_at ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : payload
     }
@@ -299,6 +316,7 @@ function presentedToken(): { model: string; id: string } | undefined {
   if (!params || Provider.ctx?.oidc?.route !== 'token') return undefined
   if (params.grant_type === 'refresh_token' && typeof params.refresh_token === 'string') return { model: 'RefreshToken', id: params.refresh_token }
   if (params.grant_type === 'authorization_code' && typeof params.code === 'string') return { model: 'AuthorizationCode', id: params.code }
+  if (params.grant_type === DEVICE_CODE_GRANT && typeof params.device_code === 'string') return { model: 'DeviceCode', id: params.device_code }
   return undefined
 }
 

@@ -30,6 +30,9 @@ export async function applicationClientMetadata(db: Db, id: string): Promise<Ada
 let applicationQuery: ((id: string) => CompiledQuery<ApplicationRow>) | undefined
 
 /** The scopes an application that signs people in may ask for: never an admin API scope. */
+/** The device authorization grant's type (RFC 8628). */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
+
 export const PERSON_SCOPES = 'openid profile email phone roles offline_access'
 
 /** An enabled application's row as client metadata (a disabled one is no client). */
@@ -37,13 +40,16 @@ function clientMetadataOf(app: ApplicationRow | undefined): AdapterPayload | und
   if (!app?.enabled) return undefined
   if (app.type === 'service') return serviceClientMetadata(app)
   const confidential = app.type === 'confidential' && app.secret_hash !== null
+  // Device sign-in (RFC 8628) beside the code flow; an application with it alone has no redirect URIs.
+  const signsInByCode = app.redirect_uris.length > 0
+  const grantTypes = [...(signsInByCode ? ['authorization_code'] : []), 'refresh_token', ...(app.device_flow ? [DEVICE_CODE_GRANT] : [])]
   return {
     client_id: app.id,
     client_name: app.name,
     ...(confidential ? { client_secret: app.secret_hash!.toString('hex'), token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
     application_type: 'web',
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
+    grant_types: grantTypes,
+    response_types: signsInByCode ? ['code'] : [],
     redirect_uris: app.redirect_uris,
     post_logout_redirect_uris: app.post_logout_redirect_uris,
     ...(app.backchannel_logout_uri ? { backchannel_logout_uri: app.backchannel_logout_uri, backchannel_logout_session_required: true } : {}),

@@ -13,6 +13,7 @@ import { isFirstParty, SERVICE_SCOPES_METADATA, secretMatches, serviceScopesOf }
 import { API_SCOPE_NAMES } from '~shared/scopes'
 import type { ProviderKeys } from './keys'
 import { renderProtocolError, sendPage, type WebPage } from './pages'
+import { DEVICE_CODE_TTL, deviceAuthorizationAnswer, deviceFlowFeature, paceDevicePolling, prefillUserCode, throttleUserCodes } from './device-flow'
 import { OIDC_PATH } from './paths'
 
 /**
@@ -145,6 +146,8 @@ export function createProvider(options: ProviderOptions): Provider {
       backchannelLogout: { enabled: true },
       // Service applications (contract section 11, decision 0500): client credentials for the admin API.
       clientCredentials: { enabled: true },
+      // Sign-in for command-line tools and devices (contract section 11, device-flow.ts).
+      deviceFlow: deviceFlowFeature(options.webPage),
       resourceIndicators: {
         enabled: true,
         defaultResource: async (_ctx, client, oneOf) => oneOf ?? (client && serviceScopesOf(client).length > 0 ? options.apiResource : undefined),
@@ -172,6 +175,7 @@ export function createProvider(options: ProviderOptions): Provider {
       Session: options.sessionMaxAge,
       Grant: 365 * 24 * 3600,
       ClientCredentials: options.accessTokenTtl,
+      DeviceCode: DEVICE_CODE_TTL,
       // A refresh token lives no longer than the product session that signed in could (and dies with it).
       RefreshToken: options.sessionMaxAge,
     },
@@ -261,6 +265,10 @@ export function createProvider(options: ProviderOptions): Provider {
   ;(provider as unknown as { deliverBackchannelLogout: typeof deliver }).deliverBackchannelLogout = deliver
 
   if (options.limiter?.enabled) throttleTokenEndpoint(provider, options.limiter)
+  paceDevicePolling(provider, db)
+  provider.use(deviceAuthorizationAnswer(issuer.replace(/\/oidc\/?$/, '')))
+  provider.use(prefillUserCode)
+  if (options.limiter?.enabled) provider.use(throttleUserCodes(options.limiter, options.webPage))
   provider.use(adminScopesOnlyForServices)
   provider.use(offlineAccessConsent)
   provider.use(linkProductSession(db))
@@ -421,7 +429,7 @@ function linkProductSession(db: Kysely<Database>) {
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> => {
     await next()
     const oidc = ctx.oidc as KoaContextWithOIDC['oidc'] | undefined
-    if (oidc?.route !== 'resume') return
+    if (oidc?.route !== 'resume' && oidc?.route !== 'device_resume') return
     const result = oidc.result as { login?: { accountId?: string }; productSessionId?: string } | undefined
     const session = oidc.session
     if (!result?.productSessionId || !result.login?.accountId || !session?.uid || session.accountId !== result.login.accountId) return

@@ -57,6 +57,13 @@ export const RULES = {
    */
   oidcTokenByIp: rule('oidc-token-ip', 3000, 60),
   oidcTokenByApp: rule('oidc-token-app', 6000, 60),
+  /**
+   * Device sign-in (contract section 11): user codes that match no device code, from one client
+   * address and from one browser (the provider's session cookie). 20^8 codes, 10 tries in 15
+   * minutes: no code can be guessed in its 10-minute life.
+   */
+  deviceCodeByIp: rule('device-code-ip', 10, 15 * 60),
+  deviceCodeBySession: rule('device-code-session', 10, 15 * 60),
 } as const
 
 /**

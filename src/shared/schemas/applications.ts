@@ -41,6 +41,7 @@ export const applicationMessages = {
   jwks: 'Must be a JSON Web Key Set of public keys',
   jwksOnlyForService: 'Only a service application signs in with a key set',
   jwksHasNoSecret: 'An application that signs in with a key set has no client secret',
+  deviceFlow: 'Device sign-in must be true or false',
 } as const
 
 /** The messages of one kind of address ("Redirect URI must be an absolute URL"…). */
@@ -98,9 +99,6 @@ export const applicationNameField = z
   .regex(/^[^\p{Cc}]*$/u, { error: applicationMessages.nameControl })
 
 const typeField = z.enum(APPLICATION_TYPES, { error: applicationMessages.type })
-const redirectUrisField = uriList('Redirect URI', applicationMessages.redirectUrisMax).refine((uris) => uris.length > 0, {
-  error: applicationMessages.redirectUrisMin,
-})
 const postLogoutRedirectUrisField = uriList('Post-logout redirect URI', applicationMessages.postLogoutRedirectUrisMax)
 const backchannelLogoutUriField = uriField('Back-channel logout URI').nullable()
 /** Roles that may sign in to the application; empty: every role. */
@@ -136,7 +134,7 @@ export const jwksField = z
   )
 
 /** The fields a service application does not have (it signs no one in). */
-const PERSON_SIGN_IN_FIELDS = ['redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'allowedRoles', 'firstParty'] as const
+const PERSON_SIGN_IN_FIELDS = ['redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'allowedRoles', 'firstParty', 'deviceFlow'] as const
 
 export const createApplicationSchema = z
   .strictObject({
@@ -147,6 +145,8 @@ export const createApplicationSchema = z
     backchannelLogoutUri: backchannelLogoutUriField.optional(),
     allowedRoles: allowedRolesField.optional(),
     firstParty: z.boolean({ error: applicationMessages.firstParty }).optional(),
+    /** Device sign-in (RFC 8628); such an application may have no redirect URIs. */
+    deviceFlow: z.boolean({ error: applicationMessages.deviceFlow }).optional(),
     scopes: scopesField.optional(),
     jwks: jwksField.optional(),
   })
@@ -158,7 +158,7 @@ export const createApplicationSchema = z
       if (value.scopes === undefined) ctx.addIssue({ code: 'custom', path: ['scopes'], message: applicationMessages.scopesRequired })
       return
     }
-    if (!value.redirectUris || value.redirectUris.length === 0) {
+    if ((!value.redirectUris || value.redirectUris.length === 0) && value.deviceFlow !== true) {
       ctx.addIssue({ code: 'custom', path: ['redirectUris'], message: applicationMessages.redirectUrisMin })
     }
     if (value.scopes !== undefined) ctx.addIssue({ code: 'custom', path: ['scopes'], message: applicationMessages.scopesOnlyForService })
@@ -177,15 +177,22 @@ export const updateApplicationSchema = z
   .strictObject({
     name: applicationNameField.optional(),
     type: typeField.optional(),
-    redirectUris: redirectUrisField.optional(),
+    /** Empty only with `deviceFlow: true` in the same edit (the server checks the result too). */
+    redirectUris: uriList('Redirect URI', applicationMessages.redirectUrisMax).optional(),
     postLogoutRedirectUris: postLogoutRedirectUrisField.optional(),
     backchannelLogoutUri: backchannelLogoutUriField.optional(),
     allowedRoles: allowedRolesField.optional(),
     firstParty: z.boolean({ error: applicationMessages.firstParty }).optional(),
+    deviceFlow: z.boolean({ error: applicationMessages.deviceFlow }).optional(),
     enabled: z.boolean({ error: applicationMessages.enabled }).optional(),
     scopes: scopesField.optional(),
   })
   .refine((value) => Object.values(value).some((field) => field !== undefined), { error: applicationMessages.nothingToUpdate })
+  // No redirect URIs left: only for an application that signs people in on their devices, said in the same edit.
+  .refine((value) => value.redirectUris === undefined || value.redirectUris.length > 0 || value.deviceFlow === true, {
+    error: applicationMessages.redirectUrisMin,
+    path: ['redirectUris'],
+  })
 export type UpdateApplicationInput = z.input<typeof updateApplicationSchema>
 export type ApplicationUpdate = z.output<typeof updateApplicationSchema>
 
@@ -203,6 +210,8 @@ export const applicationSchema = z.object({
   backchannelLogoutUri: z.string().nullable(),
   allowedRoles: z.array(z.enum(ROLES)),
   firstParty: z.boolean(),
+  /** Device sign-in (RFC 8628) for command-line tools; false for a service application. */
+  deviceFlow: z.boolean(),
   enabled: z.boolean(),
   /** A service application's admin API scopes; empty for the others. */
   scopes: z.array(z.string()),

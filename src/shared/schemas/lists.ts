@@ -170,7 +170,16 @@ export const activityUserSchema = userSchema.pick({ id: true, name: true, email:
  * written (staff roles read the log): `from` and `to` are null for it.
  */
 export const USER_CHANGED_FIELDS = ['name', 'email', 'phone', 'role', 'status'] as const
-export const APPLICATION_CHANGED_FIELDS = ['redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'allowedRoles', 'firstParty', 'enabled', 'scopes'] as const
+export const APPLICATION_CHANGED_FIELDS = [
+  'redirectUris',
+  'postLogoutRedirectUris',
+  'backchannelLogoutUri',
+  'allowedRoles',
+  'firstParty',
+  'deviceFlow',
+  'enabled',
+  'scopes',
+] as const
 export const CHANGED_FIELDS = [...USER_CHANGED_FIELDS, ...APPLICATION_CHANGED_FIELDS] as const
 export const fieldChangeSchema = z.object({
   field: z.enum(CHANGED_FIELDS),

@@ -105,6 +105,14 @@ export const routes: RouteObject[] = [
         ),
       },
       {
+        // Device sign-in: the address a command-line tool shows, on to the provider's form (contract section 11).
+        path: paths.device,
+        lazy: page(
+          () => import('~web/features/oidc/components/device-pages'),
+          (m) => m.DeviceEntry,
+        ),
+      },
+      {
         // The protocol's errors that cannot go back to an app: the server answers them with this app.
         path: `${paths.oidc}/*`,
         lazy: page(

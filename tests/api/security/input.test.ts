@@ -151,6 +151,7 @@ describe('every field of every body, given the wrong type', () => {
     phone: [null],
     backchannelLogoutUri: [null],
     firstParty: [true, false],
+    deviceFlow: [true, false],
     enabled: [true, false],
     postLogoutRedirectUris: [[]],
     allowedRoles: [[]],

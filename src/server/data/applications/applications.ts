@@ -57,6 +57,7 @@ export function toApplication(row: ApplicationRecord): Application {
     backchannelLogoutUri: row.backchannel_logout_uri,
     allowedRoles: row.allowed_roles as Role[],
     firstParty: row.first_party,
+    deviceFlow: row.device_flow,
     enabled: row.enabled,
     scopes: row.scopes,
     jwks: row.jwks,
@@ -87,6 +88,7 @@ export interface ApplicationValues {
   allowed_roles: string[]
   first_party: boolean
   scopes: string[]
+  device_flow: boolean
 }
 
 export function insertApplication(

@@ -25,6 +25,7 @@ const COLUMNS = {
   backchannelLogoutUri: 'backchannel_logout_uri',
   allowedRoles: 'allowed_roles',
   firstParty: 'first_party',
+  deviceFlow: 'device_flow',
   enabled: 'enabled',
   scopes: 'scopes',
 } as const satisfies Record<Field, keyof ApplicationRecord>

@@ -49,6 +49,10 @@ export interface ActivityExportRow {
   user_name: string | null
   user_email: string | null
   user_role: Role | null
+  /** Who acted on the entry's account, when not its owner: an admin (`actor_id`) or a service application. */
+  actor_id: string | null
+  actor_application_id: string | null
+  actor_name: string | null
 }
 
 /**
@@ -146,7 +150,8 @@ export async function* exportActivities(source: ExportSource, filters: ActivityE
     const all = [...conditions, ...extra]
     return sql<ActivityExportRow & { sort_key: string }>`
       SELECT a.id::text AS id, ${utcText(sql`a.created_at`)} AS created_at, a.activity, a.details, a.ip_address,
-        ${keyset ? sql`a.created_at::text AS sort_key,` : sql``} u.id AS user_id, u.name AS user_name, u.email AS user_email, u.role AS user_role
+        ${keyset ? sql`a.created_at::text AS sort_key,` : sql``} u.id AS user_id, u.name AS user_name, u.email AS user_email, u.role AS user_role,
+        a.actor_id::text AS actor_id, a.actor_application_id, a.actor_name
       FROM activities a LEFT JOIN users u ON u.id = a.user_id
       WHERE ${all.length > 0 ? sql.join(all, sql` AND `) : sql`TRUE`}
       ORDER BY a.created_at DESC, a.id DESC ${limit}`.compile(db)
@@ -163,6 +168,9 @@ export async function* exportActivities(source: ExportSource, filters: ActivityE
     user_name: f[6]!,
     user_email: f[7]!,
     user_role: f[8] as Role | null,
+    actor_id: f[9]!,
+    actor_application_id: f[10]!,
+    actor_name: f[11]!,
   })
   yield* readRows(source, select([], sql``, false), batch, fromCopy)
 }

@@ -42,6 +42,7 @@ export async function createApplication(ctx: AppContext, action: ApplicationActi
       backchannel_logout_uri: input.backchannelLogoutUri ?? null,
       allowed_roles: input.allowedRoles ?? [],
       first_party: input.firstParty ?? false,
+      device_flow: input.deviceFlow ?? false,
       now: c.now,
     })
     await c.record({ userId: action.actorId, kind: 'applications', activity: `Created application ${row.name}`, details: row.id, ip: action.ip })

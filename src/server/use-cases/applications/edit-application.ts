@@ -29,6 +29,11 @@ export async function editApplication(ctx: AppContext, action: ApplicationAction
     const current = await lockExistingApplication(c.trx, id)
     if (requested.type !== undefined && requested.type !== current.type) throw fieldErrors([{ field: 'type', message: applicationMessages.typeFixed }])
     refuseFieldsOfOtherType(current.type, requested)
+    // Without redirect URIs, an application signs people in only on their devices.
+    const redirectUris = requested.redirectUris ?? current.redirect_uris
+    if (current.type !== 'service' && redirectUris.length === 0 && !(requested.deviceFlow ?? current.device_flow)) {
+      throw fieldErrors([{ field: 'redirectUris', message: applicationMessages.redirectUrisMin }])
+    }
     const described = describeApplicationChanges(current, requested)
     if (described.changes.length === 0) return toApplication(current)
 

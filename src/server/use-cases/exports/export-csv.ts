@@ -16,7 +16,20 @@ import type { ActingApplication } from '~server/auth/service-credentials'
  * download stopped: an export cannot escape the log by being cut short.
  */
 export const USER_COLUMNS = ['id', 'name', 'email', 'phone', 'role', 'status', 'emailVerified', 'createdAt', 'updatedAt', 'lastSignInAt'] as const
-export const ACTIVITY_COLUMNS = ['id', 'createdAt', 'activity', 'details', 'ipAddress', 'userId', 'userName', 'userEmail', 'userRole'] as const
+export const ACTIVITY_COLUMNS = [
+  'id',
+  'createdAt',
+  'activity',
+  'details',
+  'ipAddress',
+  'userId',
+  'userName',
+  'userEmail',
+  'userRole',
+  'actorType',
+  'actorId',
+  'actorName',
+] as const
 
 export interface CsvExport {
   filename: string
@@ -87,11 +100,22 @@ export function exportUsersCsv(ctx: AppContext, actor: Actor, query: UserExportQ
 
 export function exportActivitiesCsv(ctx: AppContext, actor: Actor, query: ActivityExportQuery): CsvExport {
   const line = (a: ActivityExportRow) =>
-    `${a.id},${isoTime(a.created_at)},${text(a.activity)},${text(a.details)},${text(a.ip_address)},${a.user_id ?? ''},${text(a.user_name)},${text(a.user_email)},${a.user_role ?? ''}\r\n`
+    `${a.id},${isoTime(a.created_at)},${text(a.activity)},${text(a.details)},${text(a.ip_address)},${a.user_id ?? ''},${text(a.user_name)},${text(a.user_email)},${a.user_role ?? ''},${actorOf(a)}\r\n`
   return {
     filename: `activity-logs-${day(ctx.clock())}.csv`,
     body: csvBody(ctx, actor, 'Exported activity logs', describeFilters(query), ACTIVITY_COLUMNS, exportActivities(ctx, query), line),
   }
+}
+
+/**
+ * The actor's three cells, as the API's `actor` (decision 0503): `application`, its client id and
+ * its name as it was then; `user`, the admin who acted on someone else's account; or none (an
+ * entry of one's own).
+ */
+function actorOf(a: ActivityExportRow): string {
+  if (a.actor_name === null) return ',,'
+  if (a.actor_application_id) return `application,${text(a.actor_application_id)},${text(a.actor_name)}`
+  return `user,${a.actor_id ?? ''},${text(a.actor_name)}`
 }
 
 async function* csvBody<R>(

@@ -20,7 +20,7 @@ import { notify } from '~web/lib/toast'
 import { useCreateApplication, useUpdateApplication } from '../api/applications'
 import type { Credentials } from './credentials-dialog'
 
-const FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'allowedRoles', 'firstParty', 'scopes', 'jwks'] as const
+const FIELDS = ['name', 'type', 'redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'allowedRoles', 'firstParty', 'deviceFlow', 'scopes', 'jwks'] as const
 type FormField = (typeof FIELDS)[number]
 type Errors = Partial<Record<FormField, string>>
 
@@ -32,6 +32,8 @@ interface Values {
   backchannelLogoutUri: string
   allowedRoles: Role[]
   firstParty: boolean
+  /** Device sign-in (RFC 8628): command-line tools sign people in with a code. */
+  deviceFlow: boolean
   scopes: ApiScope[]
   /** A pasted JSON Web Key Set (a new service application only); empty: a client secret instead. */
   jwks: string
@@ -52,6 +54,7 @@ function valuesOf(application: Application | null): Values {
     backchannelLogoutUri: application?.backchannelLogoutUri ?? '',
     allowedRoles: application?.allowedRoles ?? [],
     firstParty: application?.firstParty ?? false,
+    deviceFlow: application?.deviceFlow ?? false,
     scopes: (application?.scopes ?? []) as ApiScope[],
     jwks: '',
   }
@@ -83,6 +86,7 @@ function bodyOf(values: Values, editing: boolean): CreateApplicationInput {
     backchannelLogoutUri: values.backchannelLogoutUri.trim() === '' ? null : values.backchannelLogoutUri.trim(),
     allowedRoles: values.allowedRoles,
     firstParty: values.firstParty,
+    deviceFlow: values.deviceFlow,
   }
 }
 
@@ -295,6 +299,16 @@ function SignInFields({ values, errors, set }: { values: Values; errors: Errors;
       </Choices>
       <CheckControl label={t('applications.fields.firstParty')} hint={t('applications.firstPartyHint')}>
         <input type="checkbox" data-field="firstParty" className="mt-1" checked={values.firstParty} onChange={(event) => set('firstParty', event.target.checked)} />
+      </CheckControl>
+      <CheckControl label={t('applications.fields.deviceFlow')} hint={t('applications.deviceFlowHint')}>
+        <input
+          type="checkbox"
+          role="switch"
+          data-field="deviceFlow"
+          className="mt-1"
+          checked={values.deviceFlow}
+          onChange={(event) => set('deviceFlow', event.target.checked)}
+        />
       </CheckControl>
     </>
   )

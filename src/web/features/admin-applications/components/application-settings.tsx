@@ -35,6 +35,7 @@ export function ApplicationSettings({ application }: { application: Application 
         {application.allowedRoles.length ? application.allowedRoles.map((role) => t(`roles.${role}`)).join(', ') : t('applications.page.everyRole')}
       </Setting>
       <Setting label={t('applications.fields.firstParty')}>{application.firstParty ? t('applications.yes') : t('applications.no')}</Setting>
+      <Setting label={t('applications.fields.deviceFlow')}>{application.deviceFlow ? t('applications.yes') : t('applications.no')}</Setting>
       <Setting label={t('applications.columns.created')}>{formatDate(application.createdAt)}</Setting>
     </dl>
   )

@@ -7,6 +7,7 @@ import { buttonClass } from '~web/components/ui/button'
 import { APP_NAME } from '~web/config/app'
 import { paths } from '~web/config/paths'
 import { loadAppTexts, useI18n } from '~web/lib/i18n'
+import { DevicePage, deviceView } from './device-pages'
 import { LogoutConfirmPage, logoutView, SignedOutPage } from './logout-pages'
 
 /** The protocol error the server put in the page it answered with (`<meta name="oidc-error">`), if any. */
@@ -27,11 +28,13 @@ export function ProtocolErrorPage() {
   const [ready, setReady] = useState(false)
   const [code] = useState(protocolError)
   const [logout] = useState(logoutView)
+  const [device] = useState(deviceView)
 
   useEffect(() => {
     void loadAppTexts().finally(() => setReady(true))
   }, [])
   if (!ready) return <PageSpinner />
+  if (device) return <DevicePage view={device} />
   if (logout?.kind === 'confirm') return <LogoutConfirmPage view={logout} />
   if (logout?.kind === 'signedOut') return <SignedOutPage view={logout} />
 
