@@ -4,7 +4,7 @@
  * the production bundle into a temporary folder (with Vite's manifest, which records each
  * chunk's static and dynamic imports), so dist/web is left alone.
  *
- * Budgets: sign-in page at most 120 KB, whole app at most 350 KB (gzip, default level).
+ * Budgets: sign-in page at most 120 KB, whole app at most 365 KB (gzip, default level; decision 0019).
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -13,7 +13,7 @@ import zlib from 'node:zlib'
 import { build } from 'vite'
 
 const SIGN_IN_BUDGET_KB = 120
-const APP_BUDGET_KB = 350
+const APP_BUDGET_KB = 365
 const LOGIN_MODULE = 'src/web/features/auth/components/login-page.tsx'
 /** Loaded by the sign-in form when it is first focused: validation (the shared schemas and zod). */
 const FORM_VALIDATION_MODULES = ['src/shared/schemas/auth.ts']
