@@ -1,5 +1,6 @@
 import crypto from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
+import * as client from 'openid-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { linkTo, startMailbox, type Mailbox } from '../support/mailbox'
 import { createPostgresDatabase, killStrayServers, queryStore, removeDataDir, type ServerProcess, startServer, emptyDataDir } from './server-process'
@@ -11,6 +12,9 @@ import { POSTGRES_URL, REDIS_URL, postgresMissing, redisMissing } from './servic
  *: a sign-out, a role change and a throttle on one instance hold on the other
  * at the very next request, and stopping one instance with SIGTERM under a stream of requests
  * loses none of them: the proxy sends what the stopping instance cannot take to the other one.
+ * A machine's credentials (contract section 11) hold across them too: a client-credentials token
+ * or an API key from one instance works on the other, a key deleted on one is refused on the
+ * other at the next request, and either instance names the application in the entries it writes.
  */
 const missing = (await postgresMissing()) ?? (await redisMissing())
 const ADMIN = { email: 'fleet.admin@example.com', password: 'Two-Of-Everything-42!' }
@@ -25,13 +29,15 @@ interface Session {
   csrfToken: string
 }
 
-async function request(base: string, method: string, url: string, options: { body?: unknown; session?: Session; signal?: AbortSignal } = {}) {
+async function request(base: string, method: string, url: string, options: { body?: unknown; session?: Session; bearer?: string; signal?: AbortSignal } = {}) {
   const response = await fetch(`${base}${url}`, {
     method,
     headers: {
       'x-forwarded-for': CLIENT,
       ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...(options.session ? { authorization: `Bearer ${options.session.accessToken}`, 'x-csrf-token': options.session.csrfToken } : {}),
+      // A machine's bearer (a client-credentials token or an API key) goes without a CSRF header.
+      ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}),
     },
     ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -143,6 +149,69 @@ describe.skipIf(missing)(`several instances behind a reverse proxy (${nginxBinar
     expect(statuses).toEqual(Array(10).fill(401))
     expect((await request(a.url, 'POST', '/api/auth/login', { body: { email, password: 'Wrong-Password-1!' } })).status).toBe(429)
     expect((await request(b.url, 'POST', '/api/auth/login', { body: { email, password: 'Wrong-Password-1!' } })).status).toBe(429)
+  })
+
+  it("a machine's token and API key from one instance work on the other, a key deleted on one is refused on the other, and both name it", async () => {
+    const admin = await signIn(a, ADMIN)
+    const created = await request(a.url, 'POST', '/api/admin/applications', {
+      session: admin,
+      body: { name: 'Fleet Payroll Sync', type: 'service', scopes: ['users:read', 'users:write', 'activity:read'] },
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const service = created.body.data.application as { id: string; name: string }
+    const clientSecret = created.body.data.clientSecret as string
+
+    // openid-client as the machine, on instance A: the issuer is APP_URL's, the requests go to A.
+    const onA = (url: string, options: client.CustomFetchOptions) =>
+      fetch(url.replace('http://accounts.test', a.url), {
+        ...(options as RequestInit),
+        headers: { ...(options.headers as Record<string, string>), 'x-forwarded-for': CLIENT },
+      })
+    const config = await client.discovery(new URL('http://accounts.test/oidc'), service.id, {}, client.ClientSecretBasic(clientSecret), {
+      execute: [client.allowInsecureRequests],
+      [client.customFetch]: onA,
+    })
+    config[client.customFetch] = onA
+    const tokens = await client.clientCredentialsGrant(config, { resource: 'http://accounts.test/api', scope: 'users:read users:write activity:read' })
+    expect(tokens.refresh_token).toBeUndefined()
+
+    // Issued by A, accepted by B.
+    const listed = await request(b.url, 'GET', `/api/admin/users/${user.id}`, { bearer: tokens.access_token })
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200)
+    expect(listed.body.data.email).toBe(user.email)
+
+    // A key made through A works on B (and on A).
+    const made = await request(a.url, 'POST', `/api/admin/applications/${service.id}/keys`, { session: admin, body: { name: 'Fleet key' } })
+    expect(made.status, JSON.stringify(made.body)).toBe(201)
+    const key = made.body.data as { key: { id: string }; secret: string }
+    expect((await request(b.url, 'GET', `/api/admin/users/${user.id}`, { bearer: key.secret })).status).toBe(200)
+    expect((await request(a.url, 'GET', `/api/admin/users/${user.id}`, { bearer: key.secret })).status).toBe(200)
+
+    // Each instance writes an entry of the machine's change: an invitation through A with the key,
+    // a deactivation through B with the token from A.
+    const email = `fleet-hire-${crypto.randomBytes(4).toString('hex')}@example.com`
+    const invited = await request(a.url, 'POST', '/api/admin/users', { bearer: key.secret, body: { name: 'Fleet Hire', email, role: 'CLIENT' } })
+    expect(invited.status, JSON.stringify(invited.body)).toBe(201)
+    const deactivated = await request(b.url, 'PUT', `/api/admin/users/${invited.body.data.id}`, { bearer: tokens.access_token, body: { status: 'INACTIVE' } })
+    expect(deactivated.status, JSON.stringify(deactivated.body)).toBe(200)
+    for (const instance of [a, b]) {
+      const logs = await request(instance.url, 'GET', `/api/admin/activity-logs?search=${encodeURIComponent('Fleet Hire')}`, { session: admin })
+      expect(logs.status).toBe(200)
+      const entries = logs.body.data.activities as { activity: string; actor: unknown }[]
+      expect(entries.length, JSON.stringify(entries)).toBeGreaterThanOrEqual(2)
+      for (const entry of entries) expect(entry.actor, entry.activity).toEqual({ type: 'application', id: service.id, name: 'Fleet Payroll Sync' })
+    }
+
+    // The key deleted on B is refused on A at the very next request; the token lives on.
+    expect((await request(b.url, 'DELETE', `/api/admin/applications/${service.id}/keys/${key.key.id}`, { session: admin })).status).toBe(200)
+    const refused = await request(a.url, 'GET', `/api/admin/users/${user.id}`, { bearer: key.secret })
+    expect(refused.status).toBe(401)
+    expect(refused.body.code).toBe('CREDENTIAL_INVALID')
+    expect((await request(a.url, 'GET', `/api/admin/users/${user.id}`, { bearer: tokens.access_token })).status).toBe(200)
+
+    // Disabling the application on B refuses A's token on A at the next request.
+    expect((await request(b.url, 'PUT', `/api/admin/applications/${service.id}`, { session: admin, body: { enabled: false } })).status).toBe(200)
+    expect((await request(a.url, 'GET', `/api/admin/users/${user.id}`, { bearer: tokens.access_token })).status).toBe(401)
   })
 
   it('stopping one instance with SIGTERM under a stream of requests loses none of them', async () => {
