@@ -16,6 +16,7 @@
  *   scim   SCIM lookups by userName, externalId and e-mail, and a full read of 1,000,000 users (also part of lists)
  *   own-data  an account with 100,000 activity entries: its export's speed and the server's memory, then its deletion
  *   webhooks  deliveries a second to a local receiver, change-to-delivery latency at 200 changes a second, sign-in and /auth/me with and without ten endpoints
+ *   federation  a provider sign-in's server CPU (callback + handoff, against a local upstream OpenID provider) beside a password sign-in's
  *
  * BENCH_DATABASE_URL names the PostgreSQL server (default: the local one); one that cannot be used is
  * said before any benchmark starts.
@@ -39,6 +40,7 @@ const available = [
   'own-data',
   'scim',
   'webhooks',
+  'federation',
 ] as const
 type BenchName = (typeof available)[number]
 
