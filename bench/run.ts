@@ -17,6 +17,7 @@
  *   own-data  an account with 100,000 activity entries: its export's speed and the server's memory, then its deletion
  *   webhooks  deliveries a second to a local receiver, change-to-delivery latency at 200 changes a second, sign-in and /auth/me with and without ten endpoints
  *   automation  client credentials grants per second beside the product's refresh; an API-key call at 1,000 a second beside an admin's token
+ *   federation  a provider sign-in's server CPU (callback + handoff, against a local upstream OpenID provider) beside a password sign-in's
  *
  * BENCH_DATABASE_URL names the PostgreSQL server (default: the local one); one that cannot be used is
  * said before any benchmark starts.
@@ -41,6 +42,7 @@ const available = [
   'scim',
   'webhooks',
   'automation',
+  'federation',
 ] as const
 type BenchName = (typeof available)[number]
 

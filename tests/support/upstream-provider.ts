@@ -27,6 +27,11 @@ export interface UpstreamProvider {
   issuer: string
   addClient(client: { clientId: string; clientSecret: string; redirectUri: string }): void
   signInAs(person: UpstreamPerson): void
+  /**
+   * People who sign in at the same time (a benchmark's concurrent sign-ins): an authorization
+   * request whose `login_hint` is one's `sub` signs that person in, with their own claims.
+   */
+  addPerson(person: UpstreamPerson): void
   /** The authorization requests it received, newest last (their query parameters). */
   authorizationRequests: URLSearchParams[]
   close(): Promise<void>
@@ -80,6 +85,7 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
     }
   }
   let person: UpstreamPerson = { sub: 'nobody' }
+  const people = new Map<string, UpstreamPerson>()
   const authorizationRequests: URLSearchParams[] = []
 
   const provider = new Provider(issuer, {
@@ -90,7 +96,7 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
     pkce: { required: () => true },
     ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 3600, IdToken: 600, Interaction: 600, Session: 3600 },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'given_name', 'family_name', 'groups', 'roles', 'tid', 'oid'] },
-    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ ...person, sub }) }),
+    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => people.get(sub) ?? { ...person, sub } }),
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
   })
   const callback = provider.callback()
@@ -102,7 +108,8 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
       if (!url.pathname.startsWith('/interaction/')) return callback(req, res)
       const details = await provider.interactionDetails(req, res)
       if (details.prompt.name === 'login') {
-        return provider.interactionFinished(req, res, { login: { accountId: person.sub } }, { mergeWithLastSubmission: false })
+        const hinted = people.get(String(details.params.login_hint))
+        return provider.interactionFinished(req, res, { login: { accountId: hinted?.sub ?? person.sub } }, { mergeWithLastSubmission: false })
       }
       const grant = new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string })
       grant.addOIDCScope(String(details.params.scope))
@@ -125,6 +132,9 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
     },
     signInAs(next) {
       person = next
+    },
+    addPerson(next) {
+      people.set(next.sub, next)
     },
     async close() {
       server.closeAllConnections()
