@@ -1,7 +1,7 @@
 import * as client from 'openid-client'
 import type { Page } from 'playwright-core'
 import { describe, expect, test } from 'vitest'
-import { axeViolations, horizontalOverflow } from './support/accessibility'
+import { axeViolations, horizontalOverflow, SIZES, useTheme } from './support/accessibility'
 import { openSignedIn } from './support/browser'
 import { browserTests } from './support/fixtures'
 
@@ -13,11 +13,6 @@ import { browserTests } from './support/fixtures'
  */
 const e2e = browserTests()
 const APP = 'Deploy CLI'
-
-const SIZES = [
-  { width: 1280, height: 800 },
-  { width: 360, height: 740 },
-] as const
 
 /** A code from the command-line tool's side (openid-client), for a public app with device sign-in. */
 async function newUserCode(): Promise<string> {
@@ -41,8 +36,7 @@ async function problemsOf(page: Page, name: string): Promise<string[]> {
   for (const size of SIZES) {
     await page.setViewportSize(size)
     for (const theme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: theme })
-      await page.waitForFunction((dark) => document.documentElement.classList.contains('dark') === dark, theme === 'dark')
+      await useTheme(page, theme)
       const where = `${name}, ${theme}, ${size.width} px`
       const violations = await axeViolations(page)
       if (violations.length > 0) problems.push(`${where}: ${JSON.stringify(violations, null, 2)}`)

@@ -1,10 +1,7 @@
-import fs from 'node:fs'
-import path from 'node:path'
 import type { Page } from 'playwright-core'
-import { beforeAll, describe, expect, test } from 'vitest'
-import { axeViolations, cutPlaceholders, horizontalOverflow, wordsBrokenAlthoughTheyFit } from './support/accessibility'
+import { describe, expect, test } from 'vitest'
+import { problemsOf, screenshot, settle, SIZES, useTheme } from './support/accessibility'
 import { browserTests } from './support/fixtures'
-import { root } from './support/web-build'
 
 /**
  * The screens of signing in with an identity provider, as tests/e2e/accessibility.test.ts checks
@@ -12,10 +9,9 @@ import { root } from './support/web-build'
  * theme, at 1280 px and on a 360 px phone; nothing scrolls sideways, no word is broken where it
  * would fit, no placeholder is cut off. The server's provider answers are given here (a long
  * provider name among them), so each state shows without an upstream provider. Screenshots go to
- * test-results/screenshots/provider-sign-in-*.
+ * test-results/screenshots/provider-sign-in-* with SCREENSHOTS=1.
  */
 const e2e = browserTests()
-const SHOTS = path.join(root, 'test-results', 'screenshots')
 
 const LONG_NAME = 'Northwind Traders Corporate Single Sign-On'
 const PROVIDERS = [
@@ -102,45 +98,6 @@ const SCREENS: Screen[] = [
   },
 ]
 
-const SIZES = [
-  { label: 'desktop', width: 1280, height: 800 },
-  { label: 'phone', width: 360, height: 740 },
-] as const
-
-beforeAll(() => {
-  fs.mkdirSync(SHOTS, { recursive: true })
-})
-
-async function useTheme(page: Page, theme: 'light' | 'dark') {
-  await page.emulateMedia({ colorScheme: theme })
-  await page.waitForFunction((dark) => document.documentElement.classList.contains('dark') === dark, theme === 'dark')
-}
-
-/** No spinner left (unless the screen shows one on purpose), and the layout has settled. */
-async function settle(page: Page, keepSpinner = false) {
-  if (!keepSpinner)
-    await page
-      .locator('.animate-spin')
-      .first()
-      .waitFor({ state: 'detached', timeout: 10_000 })
-      .catch(() => undefined)
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
-}
-
-/** What is wrong with the page as it is, at this size and in this theme. */
-async function problemsOf(page: Page, where: string): Promise<string[]> {
-  const problems: string[] = []
-  const violations = await axeViolations(page)
-  if (violations.length > 0) problems.push(`${where}: ${JSON.stringify(violations, null, 2)}`)
-  const overflow = await horizontalOverflow(page)
-  if (overflow > 0) problems.push(`${where}: scrolls sideways by ${overflow} px`)
-  const broken = await wordsBrokenAlthoughTheyFit(page)
-  if (broken.length > 0) problems.push(`${where}: words broken although they fit: ${broken.join(', ')}`)
-  const cut = await cutPlaceholders(page)
-  if (cut.length > 0) problems.push(`${where}: placeholders cut off: ${cut.join(', ')}`)
-  return problems
-}
-
 describe('signing in with a provider, light and dark, desktop and phone', () => {
   test.each(SCREENS.map((screen) => [screen.name, screen] as const))('%s', async (_name, screen) => {
     const app = await e2e.open({ reducedMotion: 'reduce' })
@@ -153,7 +110,7 @@ describe('signing in with a provider, light and dark, desktop and phone', () => 
         await useTheme(page, theme)
         await settle(page, screen.keepSpinner)
         problems.push(...(await problemsOf(page, `${screen.name}, ${theme}, ${size.width} px`)))
-        await page.screenshot({ path: path.join(SHOTS, `provider-sign-in-${screen.name}-${size.label}-${theme}.png`), fullPage: true })
+        await screenshot(page, `provider-sign-in-${screen.name}-${size.label}-${theme}`)
       }
     }
     expect(problems).toEqual([])
@@ -174,7 +131,7 @@ describe('signing in with a provider, light and dark, desktop and phone', () => 
     await page.getByText(`${LONG_NAME} mit Ihrem Konto verknüpfen`).waitFor()
     await settle(page)
     problems.push(...(await problemsOf(page, 'complete-existing-account-proof, de, dark, 360 px')))
-    await page.screenshot({ path: path.join(SHOTS, 'provider-sign-in-link-de-phone-dark.png'), fullPage: true })
+    await screenshot(page, 'provider-sign-in-link-de-phone-dark')
     expect(problems).toEqual([])
   })
 })

@@ -1,14 +1,11 @@
-import fs from 'node:fs'
-import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LinkedIdentity } from '~shared/schemas/federation'
 import type { IdentityProvider } from '~shared/schemas/identity-providers'
 import type { Account } from './support/accounts'
-import { axeViolations, cutPlaceholders, horizontalOverflow, wordsBrokenAlthoughTheyFit } from './support/accessibility'
+import { problemsOf, screenshot, settle, SIZES, useTheme } from './support/accessibility'
 import { type AppPage, openApp, openSignedIn } from './support/browser'
 import { browserTests } from './support/fixtures'
-import { root } from './support/web-build'
 
 /**
  * The Sign-in methods page and the Security tab's linked sign-in methods, as
@@ -16,10 +13,9 @@ import { root } from './support/web-build'
  * violation in the light and in the dark theme, at 1280 px and on a 360 px phone; nothing scrolls
  * sideways, no word is broken where it would fit, no placeholder is cut off. The lists are answered
  * here (long names, every kind, many domains), so each state shows whatever the server holds.
- * Screenshots go to test-results/screenshots/sign-in-methods-*.
+ * Screenshots go to test-results/screenshots/ with SCREENSHOTS=1.
  */
 const e2e = browserTests()
-const SHOTS = path.join(root, 'test-results', 'screenshots')
 
 const provider = (overrides: Partial<IdentityProvider>): IdentityProvider => ({
   id: 'idp_companyssocompanysso',
@@ -192,11 +188,6 @@ const SCREENS: Screen[] = [
   },
 ]
 
-const SIZES = [
-  { label: 'desktop', width: 1280, height: 800 },
-  { label: 'phone', width: 360, height: 740 },
-] as const
-
 /** One browser context per visitor and language, signed in once for every screen (closed after the last). */
 const contexts = new Map<string, AppPage>()
 let person: Account
@@ -215,42 +206,12 @@ async function pageFor(who: Who, language: 'en' | 'de' = 'en'): Promise<AppPage>
 }
 
 beforeAll(async () => {
-  fs.mkdirSync(SHOTS, { recursive: true })
   person = await e2e.accounts.create({ name: 'Maximilian Mustermann-Schmidt' })
 })
 
 afterAll(async () => {
   await Promise.all([...contexts.values()].map((app) => app.context.close()))
 })
-
-async function useTheme(page: Page, theme: 'light' | 'dark') {
-  await page.emulateMedia({ colorScheme: theme })
-  await page.waitForFunction((dark) => document.documentElement.classList.contains('dark') === dark, theme === 'dark')
-}
-
-/** No spinner left, and the layout has settled for the current size. */
-async function settle(page: Page) {
-  await page
-    .locator('.animate-spin')
-    .first()
-    .waitFor({ state: 'detached', timeout: 10_000 })
-    .catch(() => undefined)
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
-}
-
-/** What is wrong with the page as it is, at this size and in this theme. */
-async function problemsOf(page: Page, where: string, within?: string): Promise<string[]> {
-  const problems: string[] = []
-  const violations = await axeViolations(page, within)
-  if (violations.length > 0) problems.push(`${where}: ${JSON.stringify(violations, null, 2)}`)
-  const overflow = await horizontalOverflow(page)
-  if (overflow > 0) problems.push(`${where}: scrolls sideways by ${overflow} px`)
-  const broken = await wordsBrokenAlthoughTheyFit(page)
-  if (broken.length > 0) problems.push(`${where}: words broken although they fit: ${broken.join(', ')}`)
-  const cut = await cutPlaceholders(page)
-  if (cut.length > 0) problems.push(`${where}: placeholders cut off: ${cut.join(', ')}`)
-  return problems
-}
 
 describe('sign-in methods and linked sign-in methods, light and dark, desktop and phone', () => {
   test.each(SCREENS.map((screen, index) => [screen.name, screen, index] as const))('%s', async (_name, screen, index) => {
@@ -268,7 +229,7 @@ describe('sign-in methods and linked sign-in methods, light and dark, desktop an
           await useTheme(page, theme)
           await settle(page)
           problems.push(...(await problemsOf(page, `${screen.name}, ${theme}, ${size.width} px`, screen.within)))
-          await page.screenshot({ path: path.join(SHOTS, `${screen.name}-${String(index + 1).padStart(2, '0')}-${size.label}-${theme}.png`), fullPage: true })
+          await screenshot(page, `${screen.name}-${String(index + 1).padStart(2, '0')}-${size.label}-${theme}`)
         }
       }
       expect(problems).toEqual([])

@@ -1,12 +1,9 @@
-import fs from 'node:fs'
-import path from 'node:path'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, describe, expect, test } from 'vitest'
 import type { Webhook, WebhookDelivery } from '~shared/schemas/webhooks'
-import { axeViolations, cutPlaceholders, horizontalOverflow, wordsBrokenAlthoughTheyFit } from './support/accessibility'
+import { problemsOf, screenshot, settle, SIZES, useTheme } from './support/accessibility'
 import { type AppPage, openApp, openSignedIn } from './support/browser'
 import { browserTests } from './support/fixtures'
-import { root } from './support/web-build'
 
 /**
  * The Webhooks page's screens, as tests/e2e/accessibility.test.ts checks every other screen:
@@ -14,10 +11,9 @@ import { root } from './support/web-build'
  * 360 px phone; nothing scrolls sideways, no word is broken where it would fit, no placeholder is
  * cut off. The list and its deliveries are answered here (long addresses, every delivery status,
  * a response body), so each state shows whatever the server holds. Screenshots go to
- * test-results/screenshots/webhooks-*.
+ * test-results/screenshots/webhooks-* with SCREENSHOTS=1.
  */
 const e2e = browserTests()
-const SHOTS = path.join(root, 'test-results', 'screenshots')
 
 const LONG_URL = 'https://provisioning.internal.example-corporation.com/integrations/accounts/webhooks/receive?tenant=engineering-and-operations'
 const WEBHOOKS: Webhook[] = [
@@ -150,11 +146,6 @@ const SCREENS: Screen[] = [
   { name: 'webhooks-delete-confirm', open: (page) => menuAction(page, 'Delete', 'Delete Webhook Endpoint'), within: '[role="dialog"]' },
 ]
 
-const SIZES = [
-  { label: 'desktop', width: 1280, height: 800 },
-  { label: 'phone', width: 360, height: 740 },
-] as const
-
 /** The admin's browser context, signed in once for every screen (closed after the last). */
 let signedIn: AppPage | undefined
 
@@ -165,42 +156,9 @@ async function adminPage(): Promise<AppPage> {
   return signedIn
 }
 
-beforeAll(() => {
-  fs.mkdirSync(SHOTS, { recursive: true })
-})
-
 afterAll(async () => {
   await signedIn?.context.close()
 })
-
-async function useTheme(page: Page, theme: 'light' | 'dark') {
-  await page.emulateMedia({ colorScheme: theme })
-  await page.waitForFunction((dark) => document.documentElement.classList.contains('dark') === dark, theme === 'dark')
-}
-
-/** No spinner left, and the layout has settled for the current size. */
-async function settle(page: Page) {
-  await page
-    .locator('.animate-spin')
-    .first()
-    .waitFor({ state: 'detached', timeout: 10_000 })
-    .catch(() => undefined)
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
-}
-
-/** What is wrong with the page as it is, at this size and in this theme. */
-async function problemsOf(page: Page, where: string, within?: string): Promise<string[]> {
-  const problems: string[] = []
-  const violations = await axeViolations(page, within)
-  if (violations.length > 0) problems.push(`${where}: ${JSON.stringify(violations, null, 2)}`)
-  const overflow = await horizontalOverflow(page)
-  if (overflow > 0) problems.push(`${where}: scrolls sideways by ${overflow} px`)
-  const broken = await wordsBrokenAlthoughTheyFit(page)
-  if (broken.length > 0) problems.push(`${where}: words broken although they fit: ${broken.join(', ')}`)
-  const cut = await cutPlaceholders(page)
-  if (cut.length > 0) problems.push(`${where}: placeholders cut off: ${cut.join(', ')}`)
-  return problems
-}
 
 describe('the Webhooks page, light and dark, desktop and phone', () => {
   test.each(SCREENS.map((screen) => [screen.name, screen] as const))('%s', async (_name, screen) => {
@@ -218,7 +176,7 @@ describe('the Webhooks page, light and dark, desktop and phone', () => {
           await useTheme(page, theme)
           await settle(page)
           problems.push(...(await problemsOf(page, `${screen.name}, ${theme}, ${size.width} px`, screen.within)))
-          await page.screenshot({ path: path.join(SHOTS, `${screen.name}-${size.label}-${theme}.png`), fullPage: true })
+          await screenshot(page, `${screen.name}-${size.label}-${theme}`)
         }
       }
       expect(problems).toEqual([])
@@ -243,6 +201,6 @@ describe('the Webhooks page, light and dark, desktop and phone', () => {
     await card.getByText('Antworttext').click()
     await settle(german.page)
     expect(await problemsOf(german.page, 'webhooks-deliveries, de, dark, 360 px')).toEqual([])
-    await german.page.screenshot({ path: path.join(SHOTS, 'webhooks-deliveries-de-phone-dark.png'), fullPage: true })
+    await screenshot(german.page, 'webhooks-deliveries-de-phone-dark')
   })
 })

@@ -1,13 +1,10 @@
-import fs from 'node:fs'
-import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Account, callApi, uniqueEmail } from './support/accounts'
-import { axeViolations, cutPlaceholders, horizontalOverflow, wordsBrokenAlthoughTheyFit } from './support/accessibility'
+import { axeViolations, horizontalOverflow, screenshot, settle, SIZES, textProblems, useTheme } from './support/accessibility'
 import { type AppPage, openApp, openSignedIn, storedSession, toast } from './support/browser'
 import { browserTests } from './support/fixtures'
 import { appCode, turnOnTwoFactor } from './support/two-factor'
-import { root } from './support/web-build'
 
 /**
  * Every screen of the product, in each of its states, with its dialogs and menus open:
@@ -19,7 +16,6 @@ import { root } from './support/web-build'
  * longest texts) on a phone, and with long names and e-mail addresses at four widths.
  */
 const e2e = browserTests()
-const SHOTS = process.env.SCREENSHOTS === '1' ? path.join(root, 'test-results', 'screenshots') : null
 
 type Who = 'visitor' | 'admin' | 'developer' | 'moderator' | 'two-factor'
 
@@ -974,10 +970,6 @@ let developer: Account
 let moderator: Account
 
 beforeAll(async () => {
-  if (SHOTS) {
-    fs.rmSync(SHOTS, { recursive: true, force: true })
-    fs.mkdirSync(SHOTS, { recursive: true })
-  }
   admin = await e2e.accounts.findUser(e2e.server.admin.email)
   ;[developer, moderator, activeClient, inactiveClient] = [
     await e2e.accounts.create({ role: 'DEVELOPER' }),
@@ -993,37 +985,9 @@ afterAll(async () => {
   await Promise.all([...pages.values()].map((app) => app.context.close()))
 })
 
-async function useTheme(page: Page, theme: 'light' | 'dark') {
-  await page.emulateMedia({ colorScheme: theme })
-  await page.waitForFunction((dark) => document.documentElement.classList.contains('dark') === dark, theme === 'dark')
-}
-
-/** No spinner left, and the layout has settled for the current size. */
-async function settle(page: Page, keepSpinner: boolean) {
-  if (!keepSpinner)
-    await page
-      .locator('.animate-spin')
-      .first()
-      .waitFor({ state: 'detached', timeout: 10_000 })
-      .catch(() => undefined)
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
-}
-
 function unexpectedErrors(app: AppPage, statuses: number[] = []): string[] {
   return app.errors.filter((error) => !statuses.some((status) => new RegExp(`status of ${status}\\b`).test(error)))
 }
-
-/** Words broken where they would fit (text squeezed into too narrow a column), placeholders cut off. */
-async function textProblems(page: Page): Promise<string[]> {
-  const broken = await wordsBrokenAlthoughTheyFit(page)
-  const cut = await cutPlaceholders(page)
-  return [...(broken.length > 0 ? [`words broken although they fit: ${broken.join(', ')}`] : []), ...(cut.length > 0 ? [`placeholders cut off: ${cut.join(', ')}`] : [])]
-}
-
-const SIZES = [
-  { label: 'desktop', width: 1280, height: 800 },
-  { label: 'phone', width: 360, height: 740 },
-] as const
 
 describe('every screen, light and dark, desktop and phone', () => {
   test.each(SCREENS.map((screen, index) => [screen.name, screen, index] as const))('%s', async (_name, screen, index) => {
@@ -1049,7 +1013,7 @@ describe('every screen, light and dark, desktop and phone', () => {
             if (overflow > 0) problems.push(`${where}: scrolls sideways by ${overflow} px`)
             problems.push(...(await textProblems(page)).map((problem) => `${where}: ${problem}`))
           }
-          if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${String(index + 1).padStart(2, '0')}-${screen.name}-${size.label}-${theme}.png`), fullPage: true })
+          await screenshot(page, `${String(index + 1).padStart(2, '0')}-${screen.name}-${size.label}-${theme}`)
         }
       }
       expect(problems).toEqual([])
@@ -1129,7 +1093,7 @@ describe('long names and e-mail addresses, from a 360 px phone to a wide screen'
           const overflow = await horizontalOverflow(page)
           if (overflow > 0) problems.push(`${where}: scrolls sideways by ${overflow} px`)
           problems.push(...(await textProblems(page)).map((problem) => `${where}: ${problem}`))
-          if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `long-names-${person}-${width}-${address.split('?')[0]!.replace(/\W+/g, '-')}.png`), fullPage: true })
+          await screenshot(page, `long-names-${person}-${width}-${address.split('?')[0]!.replace(/\W+/g, '-')}`)
         }
       }
     }

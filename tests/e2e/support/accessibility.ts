@@ -114,3 +114,53 @@ export async function cutPlaceholders(page: Page): Promise<string[]> {
     })
   })
 }
+
+/** The two sizes every screen is checked at: a desktop and a 360 px phone. */
+export const SIZES = [
+  { label: 'desktop', width: 1280, height: 800 },
+  { label: 'phone', width: 360, height: 740 },
+] as const
+
+/** Switches the page's colour scheme and waits until the app has applied it. */
+export async function useTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
+  await page.emulateMedia({ colorScheme: theme })
+  await page.waitForFunction((dark) => document.documentElement.classList.contains('dark') === dark, theme === 'dark')
+}
+
+/** No spinner left (unless the screen shows one on purpose), and the layout has settled for the current size. */
+export async function settle(page: Page, keepSpinner = false): Promise<void> {
+  if (!keepSpinner)
+    await page
+      .locator('.animate-spin')
+      .first()
+      .waitFor({ state: 'detached', timeout: 10_000 })
+      .catch(() => undefined)
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
+}
+
+/** Words broken where they would fit (text squeezed into too narrow a column), placeholders cut off. */
+export async function textProblems(page: Page): Promise<string[]> {
+  const broken = await wordsBrokenAlthoughTheyFit(page)
+  const cut = await cutPlaceholders(page)
+  return [...(broken.length > 0 ? [`words broken although they fit: ${broken.join(', ')}`] : []), ...(cut.length > 0 ? [`placeholders cut off: ${cut.join(', ')}`] : [])]
+}
+
+/** What is wrong with the page as it is, at this size and in this theme: axe, sideways scrolling, broken words, cut placeholders. */
+export async function problemsOf(page: Page, where: string, within?: string): Promise<string[]> {
+  const problems: string[] = []
+  const violations = await axeViolations(page, within)
+  if (violations.length > 0) problems.push(`${where}: ${JSON.stringify(violations, null, 2)}`)
+  const overflow = await horizontalOverflow(page)
+  if (overflow > 0) problems.push(`${where}: scrolls sideways by ${overflow} px`)
+  problems.push(...(await textProblems(page)).map((problem) => `${where}: ${problem}`))
+  return problems
+}
+
+/** With SCREENSHOTS=1, where the accessibility suites write a screenshot of each screen they check, for a person to look at. */
+const SHOTS = process.env.SCREENSHOTS === '1' ? path.join(root, 'test-results', 'screenshots') : null
+if (SHOTS) fs.mkdirSync(SHOTS, { recursive: true })
+
+/** A full-page screenshot named `name` (.png), when SCREENSHOTS=1. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
+}
