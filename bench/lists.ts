@@ -5,7 +5,6 @@ import { hash } from '@node-rs/argon2'
 import autocannon from 'autocannon'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import { openLoaderDatabase, seedDatabase } from '~server/cli/seed'
 import { listActivities, recentActivities } from '~server/data/activity/activity-list'
 import { userTotals } from '~server/data/counts'
 import { listUsers } from '~server/data/users/user-list'
@@ -14,6 +13,8 @@ import type { Database } from '~server/db/types'
 import { signIn } from './support/accounts'
 import { measureScim, scimSection } from './scim'
 import { machineLine, query, startServer } from './support/server'
+import { seededListsDatabase } from './support/lists-data'
+import { percentile } from './support/percentile'
 
 /**
  * Lists at scale: 1,000,000 users and 10,000,000 activity entries on PostgreSQL (seeded with
@@ -33,9 +34,6 @@ import { machineLine, query, startServer } from './support/server'
  * if it names the server's `postgres` database, `accounts_bench` on that server is used instead.
  */
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 15)
-/** The data set; smaller ones (BENCH_USERS, BENCH_ACTIVITIES) only to try the benchmark's code out. */
-const SEED_USERS = Number(process.env.BENCH_USERS ?? 1_000_000)
-const SEED_ACTIVITIES = Number(process.env.BENCH_ACTIVITIES ?? 10_000_000)
 const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
 /** Clients under load; the latency targets are judged on one client at a time (no queueing). */
 const HTTP_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4)
@@ -169,28 +167,6 @@ function cases(): Case[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-export function benchDatabaseUrl(): string {
-  const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/accounts_bench')
-  if (url.pathname === '/' || url.pathname === '/postgres') url.pathname = '/accounts_bench'
-  return url.toString()
-}
-
-async function ensureDatabase(url: string): Promise<void> {
-  const server = new URL(url)
-  const name = server.pathname.slice(1)
-  server.pathname = '/postgres'
-  const admin = new pg.Client({ connectionString: server.toString() })
-  await admin.connect()
-  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])
-  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`)
-  await admin.end()
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
 
 interface Summary {
   count: number
@@ -454,19 +430,6 @@ const KEY_QUERIES: { group: Group; name: string; why: string }[] = [
   { group: 'Activity pages (first 50, filtered and searched)', name: '"james.smith1", page 1', why: 'activity search, a rare term' },
   { group: 'Statistics', name: 'totals and recent activity', why: 'statistics' },
 ]
-
-/** The lists data set (1,000,000 users and 10,000,000 activity entries), seeded if it is not yet there; its address. */
-export async function seededListsDatabase(): Promise<string> {
-  const url = benchDatabaseUrl()
-  await ensureDatabase(url)
-  const loader = openLoaderDatabase(url)
-  try {
-    await seedDatabase(loader, { users: SEED_USERS, activities: SEED_ACTIVITIES })
-  } finally {
-    await loader.destroy()
-  }
-  return url
-}
 
 export async function run(): Promise<string> {
   const loadAtStart = os

@@ -9,8 +9,9 @@ import type { Database } from '~server/db/types'
 import { parseFilter } from '~server/scim/filter'
 import { resolveUserFilter } from '~server/scim/user-filter'
 import { signIn } from './support/accounts'
-import { seededListsDatabase } from './lists'
+import { seededListsDatabase } from './support/lists-data'
 import { machineLine, query, startServer } from './support/server'
+import { percentile } from './support/percentile'
 
 /**
  * SCIM at a million accounts (contract section 13, decision 0530): what a directory asks of
@@ -148,11 +149,6 @@ async function explainLookups(url: string, account: Sampled): Promise<string[]> 
     await db.destroy()
   }
   return out
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 }
 
 function getJson(base: string, path: string, key: string): Promise<{ status: number; body: Record<string, unknown> }> {

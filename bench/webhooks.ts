@@ -9,6 +9,7 @@ import { type SignedIn, seedBenchUsers, signIn, signInRequest } from './support/
 import { cannon } from './support/cannon'
 import { type OpenLoopResult, type RequestSpec, SenderProcess } from './support/open-loop'
 import { dropDatabase, forkSupport, machineLine, nextMessage, recreateDatabase, startServer } from './support/server'
+import { percentile } from './support/percentile'
 
 /**
  * Webhooks on PostgreSQL (contract section 12, decisions 0520-0524), receivers in a process of
@@ -67,11 +68,6 @@ class Receivers {
 
 const total = (stats: ReceiverStats) => Object.values(stats.counts).reduce((sum, n) => sum + n, 0)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
 
 /** The admin's calls, as the web app makes them. */
 function adminApi(base: string, admin: SignedIn) {

@@ -1,6 +1,7 @@
 import type autocannon from 'autocannon'
 import { cannon } from '../support/cannon'
 import { type OpenLoopResult, openLoop } from '../support/open-loop'
+import { percentile } from '../support/percentile'
 import { type CpuSample, cpuPerAnswer, cpuSnapshot } from './cpu'
 import { type Request, type Session, type System, send } from './systems'
 
@@ -217,10 +218,5 @@ export async function searches(systems: System[], admins: Map<System, Session>, 
 
 export const sum = (values: number[]) => values.reduce((total, value) => total + value, 0)
 export const mean = (values: number[]) => (values.length === 0 ? NaN : sum(values) / values.length)
+export { percentile }
 export const median = (values: number[]) => percentile(values, 50)
-
-export function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  if (sorted.length === 0) return NaN
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
