@@ -118,6 +118,8 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
         text(payload.accountId),
         text(payload.clientId),
         expiresIn ? new Date(now.getTime() + expiresIn * 1000) : null,
+        // A device code is also found by the code the person types (migration 0026).
+        this.model === 'DeviceCode' ? text(payload.userCode) : null,
       )
       const request = engineRequest.getStore()
       if (this.model === 'Grant') {
@@ -141,10 +143,6 @@ export function createAdapterClass(base: Db, clock: Clock = () => new Date()): n
         return
       }
       await writeWithDeferred(db(), write)
-      // A device code is also found by the code the person types (migration 0026).
-      if (this.model === 'DeviceCode' && typeof payload.userCode === 'string') {
-        await db().updateTable('oidc_payloads').set({ user_code: payload.userCode }).where('model', '=', 'DeviceCode').where('id', '=', id).execute()
-      }
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -342,6 +340,7 @@ const save = writeKind(
     accountId: string | null,
     clientId: string | null,
     expiresAt: Date | null,
+    userCode: string | null,
   ) =>
     db
       .insertInto('oidc_payloads')
@@ -355,6 +354,7 @@ const save = writeKind(
         account_id: accountId,
         client_id: clientId,
         expires_at: expiresAt,
+        user_code: userCode,
         consumed_at: null,
       })
       .onConflict((oc) =>
@@ -366,6 +366,7 @@ const save = writeKind(
           account_id: eb.ref('excluded.account_id'),
           client_id: eb.ref('excluded.client_id'),
           expires_at: eb.ref('excluded.expires_at'),
+          user_code: eb.ref('excluded.user_code'),
         })),
       ),
 )
