@@ -5,8 +5,7 @@ import { requireAuth } from '~server/http/auth-guard'
 import { done, envelope, failures, messageOnly, ok } from '~server/http/envelope'
 import { accountHasPassword, listMyIdentities, unlinkIdentity } from '~server/use-cases/identity-providers/linked-identities'
 import { startLink } from '~server/use-cases/identity-providers/start-link'
-import { FEDERATION_COOKIE, FEDERATION_COOKIE_PATH } from './provider-sign-in'
-import { TRANSACTION_SECONDS } from '~server/use-cases/identity-providers/start-provider-sign-in'
+import { setFederationCookie } from './provider-sign-in'
 
 /** Linked sign-in methods, seen by their owner: the list, and unlinking (never the last way in). */
 export function linkedIdentityRoutes(ctx: AppContext): FastifyPluginAsyncZod {
@@ -21,8 +20,7 @@ export function linkedIdentityRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { params: providerParamsSchema, body: startLinkSchema, response: { 200: envelope(startLinkResultSchema), ...failures(400, 401, 403, 404, 429, 503) } } },
       async (request, reply) => {
         const started = await startLink(ctx, { user: requireAuth(request).user, providerId: request.params.providerId, password: request.body.password, ip: request.ip })
-        const secure = ctx.config.appUrl.startsWith('https:')
-        void reply.setCookie(FEDERATION_COOKIE, started.cookie, { path: FEDERATION_COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure, maxAge: TRANSACTION_SECONDS })
+        setFederationCookie(ctx, reply, started.cookie)
         return ok({ url: started.url })
       },
     )

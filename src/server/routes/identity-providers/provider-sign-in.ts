@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { CSRF_HEADER } from '~shared/constants'
@@ -16,6 +17,17 @@ import { startProviderSignIn, TRANSACTION_SECONDS } from '~server/use-cases/iden
 export const FEDERATION_COOKIE = 'accounts_federation'
 export const FEDERATION_COOKIE_PATH = '/api/auth/federation'
 
+/** Sets the cookie of a provider sign-in or link just started, for as long as its transaction lives. */
+export function setFederationCookie(ctx: AppContext, reply: FastifyReply, value: string): void {
+  void reply.setCookie(FEDERATION_COOKIE, value, {
+    path: FEDERATION_COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.config.appUrl.startsWith('https:'),
+    maxAge: TRANSACTION_SECONDS,
+  })
+}
+
 const startQuerySchema = z.object({ returnTo: z.string().max(2000).optional(), login_hint: z.string().max(254).optional() })
 /** The provider's answer, as documented; openid-client reads it from the raw query (other parameters included). */
 const callbackQuerySchema = z.object({
@@ -33,7 +45,6 @@ const callbackQuerySchema = z.object({
  */
 export function providerSignInRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    const secure = ctx.config.appUrl.startsWith('https:')
     const failed = `${ctx.config.appUrl}/login?error=federation_failed`
 
     app.get(
@@ -49,7 +60,7 @@ export function providerSignInRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const started = await startProviderSignIn(ctx, { providerId: request.params.id, returnTo: request.query.returnTo, loginHint: request.query.login_hint })
         void reply.header('Cache-Control', 'no-store')
         if (!started) return reply.redirect(failed, 302)
-        void reply.setCookie(FEDERATION_COOKIE, started.cookie, { path: FEDERATION_COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure, maxAge: TRANSACTION_SECONDS })
+        setFederationCookie(ctx, reply, started.cookie)
         return reply.redirect(started.url, 302)
       },
     )
