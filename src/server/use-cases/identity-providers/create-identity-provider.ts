@@ -9,7 +9,7 @@ import {
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { insertProvider, newProviderId, toIdentityProvider } from '~server/data/identity-providers/identity-providers'
-import { type ProviderAction, requireAnsweringIssuer, requireFreeDomains } from './provider-rules'
+import { type ProviderAction, requireAnsweringIssuer, requireFreeDomains, requireReadableSamlMetadata } from './provider-rules'
 import { stillActiveAdmin } from '~server/use-cases/users/admin-rules'
 
 /**
@@ -19,6 +19,7 @@ import { stillActiveAdmin } from '~server/use-cases/users/admin-rules'
  */
 export async function createIdentityProvider(ctx: AppContext, action: ProviderAction, input: NewIdentityProvider): Promise<IdentityProvider> {
   await requireAnsweringIssuer(input.issuer)
+  requireReadableSamlMetadata(input.samlMetadataXml)
   const github = input.kind === 'github'
   return commitChange(ctx, async (c) => {
     await stillActiveAdmin(c.trx, action.actorId)
