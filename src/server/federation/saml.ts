@@ -1,11 +1,11 @@
-import * as xmllint from '@authenio/samlify-node-xmllint'
 import * as samlify from 'samlify'
 import { DEFAULT_SAML_EMAIL_ATTRIBUTES, DEFAULT_SAML_NAME_ATTRIBUTES, identityProviderMessages } from '~shared/schemas/identity-providers'
 import type { VerifiedIdentity } from './openid-connect'
+import { validateSamlSchema } from './saml-schema'
 
 /**
  * The one gate for what a SAML 2.0 identity provider sends (decisions 0540, 0541). `samlify`
- * validates the document against the SAML schemas, checks the status, verifies the XML signature
+ * validates the document against the SAML schemas (`saml-schema.ts`), checks the status, verifies the XML signature
  * with a certificate of the provider's metadata and extracts the values of the signed assertion
  * only. On top of it, over the values read from the *verified* assertion, this module refuses:
  * anything but SHA-256 signatures and digests, DTDs and entities, deep nesting, more than one
@@ -15,7 +15,7 @@ import type { VerifiedIdentity } from './openid-connect'
  * request we made and records the assertion ID, both once.
  */
 
-samlify.setSchemaValidator({ validate: (xml: string) => xmllint.validate(xml) })
+samlify.setSchemaValidator({ validate: validateSamlSchema })
 
 /** A response's form field, base64 of the XML: generous for a large attribute statement, far below a body that could hurt. */
 export const SAML_FORM_LIMIT_BYTES = 512 * 1024

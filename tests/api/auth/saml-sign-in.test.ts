@@ -429,6 +429,12 @@ describe('hostile responses', () => {
     await expectRefused(early, resign(setAttribute(early.xml, 'Conditions', 'NotBefore', iso(300)), source.key))
   })
 
+  it('refuses a document the SAML schemas do not allow, even signed by the identity provider’s key', async () => {
+    const made = await base()
+    const odd = made.xml.replace(/(<\/(?:[\w.-]+:)?Subject>)/, '$1<saml:Unexpected xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion">x</saml:Unexpected>')
+    await expectRefused(made, resign(odd, source.key))
+  })
+
   it('refuses a transient NameID', async () => {
     const made = await base()
     await expectRefused(made, resign(setAttribute(made.xml, 'NameID', 'Format', SAML.transient), source.key))
