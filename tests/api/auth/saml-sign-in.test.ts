@@ -7,6 +7,7 @@ import { type SignedIn, uniqueEmail, useTestApp } from '../../support/test-app'
 import { ProviderBrowser } from '../helpers/provider-browser'
 import { as, expectFailure, expectSuccess } from '../helpers/requests'
 import { quickSignIn, quickUser } from '../helpers/users'
+import { turnOnTwoFactor } from './two-factor-helpers'
 import {
   assertionOf,
   authnRequestOf,
@@ -161,7 +162,10 @@ async function post(samlResponse: string, providerId = provider.id): Promise<str
   return String(response.headers.location)
 }
 
-describe('the SAML service provider', () => {
+/** Which identity provider signed the responses: said in every test's name. */
+const SIGNED_BY = missing ? `responses signed by xml-crypto, SimpleSAMLphp being unavailable: ${missing}` : 'responses signed by SimpleSAMLphp'
+
+describe(`the SAML service provider (${SIGNED_BY})`, () => {
   it('sends the browser to the identity provider with an AuthnRequest by redirect binding, kept on the server with the browser’s transaction', async () => {
     const { browser, url, requestId } = await begin()
     const ssoUrl = /Location="([^"]+)"/.exec(/<md:SingleSignOnService[^>]*HTTP-Redirect[^>]*>/.exec(source.metadataXml)![0])![1]!
@@ -269,6 +273,24 @@ describe('the SAML service provider', () => {
     expect(data.user).toMatchObject({ email: work, name: 'Fiona Full' })
   })
 
+  it('asks for the second step when the linked account has two-factor on', async () => {
+    const owner = await quickSignIn(t, { name: 'Two-Step Tess' })
+    await turnOnTwoFactor(t, owner)
+    const person = newPerson()
+    // The identity provider's NameID for this person (persistent: the same at every sign-in), linked to the account.
+    const nameId = nameIdOf(await source.respond((await begin()).url, person))
+    await t.ctx.db
+      .insertInto('federated_identities')
+      .values({ provider_id: provider.id, user_id: owner.id, subject: nameId, email: null, linked_at: t.clock.now() })
+      .execute()
+    const { browser, url } = await begin()
+    const sessions = await sessionCount()
+    const data = expectSuccess(await browser.complete(await post(toBase64(await source.respond(url, person))))).data
+    expect(data).toMatchObject({ mfaRequired: true })
+    expect(data.accessToken).toBeUndefined()
+    expect(await sessionCount()).toBe(sessions)
+  })
+
   it('never links silently to an account that has the asserted address', async () => {
     const owner = await quickUser(t, { name: 'Owner Olga' })
     const person = newPerson()
@@ -281,7 +303,7 @@ describe('the SAML service provider', () => {
   })
 })
 
-describe('hostile responses', () => {
+describe(`hostile responses (${SIGNED_BY})`, () => {
   /** A fresh request of ours and a real signed response to it, for a person who would be signed up. */
   async function base() {
     const person = newPerson()
