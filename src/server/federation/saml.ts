@@ -146,6 +146,8 @@ export async function checkSamlResponse(appUrl: string, provider: SamlProvider, 
   for (const match of xml.matchAll(/<(?:[\w.-]+:)?(SignatureMethod|DigestMethod)\b[^>]*?\bAlgorithm\s*=\s*(["'])(.*?)\2/g)) {
     if (!ALLOWED_ALGORITHMS[match[1]!]!.includes(match[3]!)) throw new SamlRefusal(`${match[1]} ${match[3]} refused: SHA-256 only`)
   }
+  // Canonicalisation drops comments, so one may split a signed value (a NameID) without breaking the signature: no identity provider sends any.
+  if (xml.includes('<!--')) throw new SamlRefusal('comment in the response')
   if (/<(?:[\w.-]+:)?EncryptedAssertion\b/.test(xml)) throw new SamlRefusal('encrypted assertion: no key to decrypt it')
   if ((xml.match(/<(?:[\w.-]+:)?Assertion\b/g) ?? []).length !== 1) throw new SamlRefusal('not exactly one assertion')
 

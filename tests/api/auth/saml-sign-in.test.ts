@@ -411,6 +411,22 @@ describe(`hostile responses (${SIGNED_BY})`, () => {
     await expectRefused(made, signed.replace(assertion, forged))
   })
 
+  it('refuses the signed assertion moved inside the Advice of a forged one', async () => {
+    const made = await base()
+    const signed = resign(made.xml, source.key, { response: false })
+    const assertion = assertionOf(signed)
+    const forged = evil(withoutSignatures(assertion)).replace(
+      /(<\/(?:[\w.-]+:)?Conditions>)/,
+      `$1<saml:Advice xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion">${assertion}</saml:Advice>`,
+    )
+    await expectRefused(made, signed.replace(assertion, forged))
+  })
+
+  it('refuses a comment cutting the NameID, though the signature still holds', async () => {
+    const made = await base()
+    await expectRefused(made, made.xml.replace(/(<(?:[\w.-]+:)?NameID\b[^>]*>[^<]{4})/, '$1<!---->'))
+  })
+
   it('refuses an unsigned response with an unsigned assertion', async () => {
     const made = await base()
     await expectRefused(made, withoutSignatures(made.xml))
