@@ -291,6 +291,30 @@ describe(`the SAML service provider (${SIGNED_BY})`, () => {
     expect(await sessionCount()).toBe(sessions)
   })
 
+  it('links a SAML identity from the Security tab after the password, and signs in with it afterwards', async () => {
+    const owner = await quickSignIn(t, { name: 'Linking Lena' })
+    const person = newPerson()
+    const browser = new ProviderBrowser(t)
+    const { url } = expectSuccess(
+      await browser.app('POST', `/api/auth/identities/${provider.id}/link`, { body: { password: owner.password }, token: owner.accessToken, csrf: owner.csrfToken }),
+    ).data
+    const xml = await source.respond(url, person)
+    const done = expectSuccess(await browser.complete(await post(toBase64(xml)))).data
+    expect(done).toMatchObject({ linked: true, identity: { providerId: provider.id, providerName: 'Company SAML' }, returnTo: '/profile' })
+    expect(await identitiesWithSubject(nameIdOf(xml))).toMatchObject([{ user_id: owner.id }])
+    const again = await begin()
+    expect(expectSuccess(await again.browser.complete(await post(toBase64(await source.respond(again.url, person))))).data.user.id).toBe(owner.id)
+  })
+
+  it('lets an admin name attributes on an edit and go back to the default lists with null', async () => {
+    const edited = expectSuccess(await as(t, admin).put(`/api/admin/identity-providers/${provider.id}`, { samlEmailAttribute: 'workEmail' })).data.identityProvider
+    expect(edited.samlEmailAttribute).toBe('workEmail')
+    const reset = expectSuccess(await as(t, admin).put(`/api/admin/identity-providers/${provider.id}`, { samlEmailAttribute: null })).data.identityProvider
+    expect(reset.samlEmailAttribute).toBeNull()
+    const bad = expectFailure(await as(t, admin).put(`/api/admin/identity-providers/${provider.id}`, { samlNameAttribute: 'a\u0000b' }), 400)
+    expect(bad.errors).toEqual([{ field: 'samlNameAttribute', message: identityProviderMessages.samlAttribute }])
+  })
+
   it('never links silently to an account that has the asserted address', async () => {
     const owner = await quickUser(t, { name: 'Owner Olga' })
     const person = newPerson()
@@ -354,6 +378,18 @@ describe(`hostile responses (${SIGNED_BY})`, () => {
       .values({ provider_id: provider.id, assertion_id: assertionId, expires_at: new Date(Date.now() + 600_000) })
       .execute()
     await expectRefused(made, made.xml)
+  })
+
+  it('forgets an assertion ID once its assertion could no longer be valid', async () => {
+    const made = await base()
+    const assertionId = /<(?:[\w.-]+:)?Assertion\b[^>]*\sID="([^"]+)"/.exec(made.xml)![1]!
+    await t.ctx.db
+      .insertInto('saml_assertion_ids')
+      .values({ provider_id: provider.id, assertion_id: assertionId, expires_at: new Date(t.clock.now().getTime() - 1000) })
+      .execute()
+    expect(await post(toBase64(made.xml))).toMatch(/#handoff=/)
+    const row = await t.ctx.db.selectFrom('saml_assertion_ids').select('expires_at').where('assertion_id', '=', assertionId).executeTakeFirstOrThrow()
+    expect(row.expires_at.getTime()).toBeGreaterThan(t.clock.now().getTime())
   })
 
   it('refuses an unsolicited response (no InResponseTo), and one answering a request we never made', async () => {
