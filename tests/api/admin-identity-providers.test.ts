@@ -41,6 +41,8 @@ describe('adding identity providers', () => {
       scopes: ['openid', 'email', 'profile'],
       baseUrl: null,
       samlMetadataXml: null,
+      samlEmailAttribute: null,
+      samlNameAttribute: null,
       emailDomains: [],
       trustEmail: true,
       allowSignUp: false,
@@ -130,7 +132,13 @@ describe('adding identity providers', () => {
       clientSecret: identityProviderMessages.required,
     })
     expect(fieldsOf(await create({ ...GOOGLE, defaultRole: 'ADMIN' })).defaultRole).toBe(identityProviderMessages.defaultRoleAdmin)
-    expect(fieldsOf(await create({ ...GOOGLE, kind: 'saml' })).kind).toBe(identityProviderMessages.kind)
+    expect(fieldsOf(await create({ ...GOOGLE, kind: 'ldap' })).kind).toBe(identityProviderMessages.kind)
+    expect(fieldsOf(await create({ ...GOOGLE, kind: 'saml' }))).toEqual({
+      clientId: identityProviderMessages.notForKind,
+      clientSecret: identityProviderMessages.notForKind,
+      samlMetadataXml: identityProviderMessages.required,
+    })
+    expect(fieldsOf(await create({ ...GOOGLE, samlEmailAttribute: 'mail' })).samlEmailAttribute).toBe(identityProviderMessages.notForKind)
     expect(expectFailure(await create({ ...GOOGLE, id: 'idp_mine' }), 400).code).toBe('VALIDATION_ERROR')
     expect(expectFailure(await create({ ...GOOGLE, hasClientSecret: false }), 400).code).toBe('VALIDATION_ERROR')
     expect(fieldsOf(await create({ ...GOOGLE, name: 'x'.repeat(51) })).name).toBe(identityProviderMessages.nameMax)
