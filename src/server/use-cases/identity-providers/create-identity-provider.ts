@@ -9,7 +9,7 @@ import {
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { insertProvider, newProviderId, toIdentityProvider } from '~server/data/identity-providers/identity-providers'
-import { type ProviderAction, requireAnsweringIssuer, requireFreeDomains } from './provider-rules'
+import { type ProviderAction, requireAnsweringIssuer, requireFreeDomains, requireReadableSamlMetadata } from './provider-rules'
 import { stillActiveAdmin } from '~server/use-cases/users/admin-rules'
 
 /**
@@ -19,6 +19,7 @@ import { stillActiveAdmin } from '~server/use-cases/users/admin-rules'
  */
 export async function createIdentityProvider(ctx: AppContext, action: ProviderAction, input: NewIdentityProvider): Promise<IdentityProvider> {
   await requireAnsweringIssuer(input.issuer)
+  requireReadableSamlMetadata(input.samlMetadataXml)
   const github = input.kind === 'github'
   return commitChange(ctx, async (c) => {
     await stillActiveAdmin(c.trx, action.actorId)
@@ -33,8 +34,11 @@ export async function createIdentityProvider(ctx: AppContext, action: ProviderAc
       tenant: input.kind === 'microsoft' ? (input.tenant ?? DEFAULT_MICROSOFT_TENANT) : null,
       client_id: input.clientId ?? null,
       client_secret_sealed: input.clientSecret === undefined ? null : ctx.providerSecretSealer.seal(input.clientSecret),
-      scopes: input.scopes ?? [...(github ? DEFAULT_GITHUB_SCOPES : DEFAULT_OIDC_SCOPES)],
+      scopes: input.kind === 'saml' ? null : (input.scopes ?? [...(github ? DEFAULT_GITHUB_SCOPES : DEFAULT_OIDC_SCOPES)]),
       base_url: github ? (input.baseUrl ?? DEFAULT_GITHUB_BASE_URL) : null,
+      saml_metadata_xml: input.samlMetadataXml ?? null,
+      saml_email_attribute: input.samlEmailAttribute ?? null,
+      saml_name_attribute: input.samlNameAttribute ?? null,
       email_domains: input.emailDomains ?? [],
       trust_email: input.trustEmail ?? input.kind === 'google',
       allow_sign_up: input.allowSignUp ?? false,
