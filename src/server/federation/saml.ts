@@ -101,7 +101,7 @@ export function readSamlMetadata(metadataXml: string): SamlMetadataSummary {
   let summary: SamlMetadataSummary | null = null
   try {
     const meta = identityProviderEntity(metadataXml).entityMeta
-    const sso = meta.getSingleSignOnService(samlify.Constants.namespace.binding.redirect)
+    const sso = meta.getSingleSignOnService('redirect')
     const certificates = [meta.getX509Certificate('signing')].flat(3).filter(isString)
     const entityId = meta.getEntityID()
     if (isString(entityId) && isString(sso) && /^https?:\/\//.test(sso) && certificates.length > 0) summary = { entityId, ssoUrl: sso, certificates }

@@ -43,7 +43,9 @@ export function samlRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const to = await finishSamlResponse(ctx, { providerId: request.params.id, samlResponse: request.body.SAMLResponse })
+        // The binding is a form post; a JSON body (which the app at large accepts) is not one.
+        const form = request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded') === true
+        const to = await finishSamlResponse(ctx, { providerId: request.params.id, samlResponse: form ? request.body.SAMLResponse : undefined })
         return reply.header('Cache-Control', 'no-store').redirect(to, 303)
       },
     )
