@@ -1,14 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../support/server-process'
 import { CookieJar, type Credentials, registerApplication, signInThroughProduct, stopAll, verifiedPerson, waitFor } from './relying-party'
-import { freePort, type ServerProcess, startServer, tempDataDir, withTimeout } from './server-process'
+import { startSupervised } from '../support/supervised-process'
+import { freePort, type ServerProcess, startServer, tempDataDir } from './server-process'
 
 /**
  * The Apache section of docs/sign-in-with-accounts.md, run for real: Apache (Debian's apache2 and
@@ -57,19 +55,6 @@ function fillIn(text: string, values: { provider: string; site: string; clientId
   return filled
 }
 
-const EXIT_WITH_PARENT = fileURLToPath(new URL('../support/exit-with-parent.ts', import.meta.url))
-
-/**
- * Apache runs in the foreground (-X: one process) under a small Node process that stops it on
- * SIGTERM, or when this test run is gone however it ended (tests/support/exit-with-parent.ts).
- */
-const SUPERVISOR = `const apache = require('node:child_process').spawn(process.argv[1], process.argv.slice(2), { stdio: 'inherit' })
-process.on('SIGTERM', () => {
-  apache.kill('SIGTERM')
-  setTimeout(() => apache.kill('SIGKILL'), 5000).unref()
-})
-apache.on('exit', (code) => process.exit(code ?? 0))`
-
 interface Apache {
   url: string
   /** Apache's access log: `<request line> <status> <remote user>`, one request a line. */
@@ -79,7 +64,11 @@ interface Apache {
   close(): Promise<void>
 }
 
-/** Apache serving one page (with the remote user in X-Remote-User) behind `openidc`, the docs' configuration. */
+/**
+ * Apache serving one page (with the remote user in X-Remote-User) behind `openidc`, the docs'
+ * configuration. It runs in the foreground (-X: one process), supervised so that it stops with the
+ * test however the test ends (tests/support/supervised-process.ts).
+ */
 async function startApache(dir: string, port: number, openidc: string): Promise<Apache> {
   const www = path.join(dir, 'www')
   fs.mkdirSync(www)
@@ -108,15 +97,6 @@ ${openidc}`
   const file = path.join(dir, 'httpd.conf')
   fs.writeFileSync(file, config)
 
-  let output = ''
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', '--import', EXIT_WITH_PARENT, '-e', SUPERVISOR, APACHE, '-X', '-f', file], {
-    cwd: ROOT,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  process.once('exit', () => child.kill('SIGTERM'))
   const read = (name: string) => {
     try {
       return fs.readFileSync(path.join(dir, name), 'utf8')
@@ -124,43 +104,23 @@ ${openidc}`
       return ''
     }
   }
-  const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM')
-      await withTimeout(exited, 10_000, () => 'Apache did not stop').catch(async () => {
-        // Neither Apache nor its supervisor may outlive the test.
-        const pid = Number(read('httpd.pid').trim())
-        try {
-          if (pid > 0) process.kill(pid, 'SIGKILL')
-        } catch {
-          // already gone
-        }
-        child.kill('SIGKILL')
-        await exited
-      })
-    }
-  }
-  try {
-    await withTimeout(
-      (async () => {
-        for (;;) {
-          if (child.exitCode !== null) throw new Error(`Apache exited:\n${output}\n${read('error.log')}`)
-          const listening = await new Promise<boolean>((resolve) => {
-            const socket = net.connect(port, '127.0.0.1', () => resolve(true)).once('error', () => resolve(false))
-            socket.once('connect', () => socket.end())
-          })
-          if (listening) return
-          await new Promise((resolve) => setTimeout(resolve, 100))
-        }
-      })(),
-      20_000,
-      () => `Apache did not start:\n${output}\n${read('error.log')}`,
-    )
-  } catch (error) {
-    await close()
-    throw error
-  }
-  return { url: `http://localhost:${port}`, accessLog: () => read('access.log'), errorLog: () => read('error.log'), close }
+  const apache = await startSupervised({
+    name: 'Apache',
+    command: APACHE,
+    args: ['-X', '-f', file],
+    port,
+    diagnostics: () => read('error.log'),
+    // Neither Apache nor its supervisor may outlive the test.
+    onStuck: () => {
+      const pid = Number(read('httpd.pid').trim())
+      try {
+        if (pid > 0) process.kill(pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    },
+  })
+  return { url: `http://localhost:${port}`, accessLog: () => read('access.log'), errorLog: () => read('error.log'), close: apache.stop }
 }
 
 describe.skipIf(missing)(`the docs' Apache mod_auth_openidc configuration${missing ? ` (skipped: ${missing})` : ''}`, () => {
