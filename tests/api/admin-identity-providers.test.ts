@@ -171,6 +171,33 @@ describe('editing and deleting identity providers', () => {
     expectFailure(await edit('idp_nobody', { name: 'x' }), 404, identityProviderMessages.notFound, 'IDENTITY_PROVIDER_NOT_FOUND')
   })
 
+  it('puts the tenant, the scopes or the GitHub address back to the kind’s default with null; empty ones are refused', async () => {
+    const microsoft = expectSuccess(await create({ ...GOOGLE, kind: 'microsoft', name: 'Entra Reset', tenant: 'contoso.com', scopes: ['openid', 'email'] }), 201).data
+    const entra = microsoft.identityProvider.id
+    expect(fieldsOf(await edit(entra, { tenant: '' })).tenant).toBe(identityProviderMessages.tenant)
+    expect(fieldsOf(await edit(entra, { scopes: [] })).scopes).toBe(identityProviderMessages.scopes)
+    expect(fieldsOf(await edit(entra, { baseUrl: null })).baseUrl).toBe(identityProviderMessages.notForKind)
+    const reset = expectSuccess(await edit(entra, { tenant: null, scopes: null })).data.identityProvider
+    expect(reset).toMatchObject({ tenant: 'organizations', issuer: 'https://login.microsoftonline.com/organizations/v2.0', scopes: ['openid', 'email', 'profile'] })
+    expect((await entriesAbout(entra)).at(-1)!.changes).toEqual([
+      { field: 'tenant', from: 'contoso.com', to: 'organizations' },
+      { field: 'scopes', from: '["openid","email"]', to: '["openid","email","profile"]' },
+    ])
+    // Already the default: no change, no entry.
+    expectSuccess(await edit(entra, { tenant: null }))
+    expect(await entriesAbout(entra)).toHaveLength(2)
+
+    const enterprise = expectSuccess(
+      await create({ ...GOOGLE, kind: 'github', name: 'GitHub Reset', baseUrl: 'https://github.example.internal', scopes: ['read:user'] }),
+      201,
+    ).data
+    const back = expectSuccess(await edit(enterprise.identityProvider.id, { baseUrl: null, scopes: null })).data.identityProvider
+    expect(back).toMatchObject({ baseUrl: 'https://github.com', scopes: ['read:user', 'user:email'] })
+    // On create, null is the default as leaving the field out is.
+    const created = expectSuccess(await create({ ...GOOGLE, kind: 'github', name: 'GitHub Null', baseUrl: null, scopes: null }), 201).data.identityProvider
+    expect(created).toMatchObject({ baseUrl: 'https://github.com', scopes: ['read:user', 'user:email'] })
+  })
+
   it('deletes a provider and the identities linked through it, keeping the accounts; a second delete is a 404', async () => {
     const { id } = expectSuccess(await create({ ...GOOGLE, name: 'Short-lived' }), 201).data.identityProvider
     const person = await quickSignIn(t, { name: 'Linked Person' })

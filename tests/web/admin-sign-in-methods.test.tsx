@@ -193,6 +193,42 @@ describe('sign-in methods', () => {
     expect(body).not.toHaveProperty('kind')
   })
 
+  test('emptying the tenant, the scopes or the GitHub address on an edit puts the kind’s default back (null)', async () => {
+    const entra: IdentityProvider = {
+      ...sso,
+      id: 'idp_entraentraentraentra',
+      kind: 'microsoft',
+      name: 'Entra ID',
+      issuer: null,
+      tenant: 'contoso.com',
+      scopes: ['openid', 'email'],
+    }
+    const enterprise: IdentityProvider = { ...github, baseUrl: 'https://github.example.internal', scopes: ['read:user'] }
+    const { api, user } = renderPage([entra, enterprise])
+    api.on('PUT /admin/identity-providers/:id', (request) => ok({ identityProvider: { ...entra, ...(request.body as object) } }))
+    await screen.findByRole('table', { name: 'Sign-in methods' })
+
+    await chooseAction(user, 'Entra ID', 'Edit')
+    let dialog = await screen.findByRole('dialog', { name: 'Edit sign-in method' })
+    expect((within(dialog).getByLabelText(/^Tenant/) as HTMLInputElement).value).toBe('contoso.com')
+    await user.clear(within(dialog).getByLabelText(/^Tenant/))
+    await user.clear(within(dialog).getByLabelText(/^Scopes/))
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect(api.callsTo('PUT /admin/identity-providers/:id')).toHaveLength(1))
+    expect(api.callsTo('PUT /admin/identity-providers/:id')[0]!.body).toMatchObject({ tenant: null, scopes: null })
+    expect(api.callsTo('PUT /admin/identity-providers/:id')[0]!.body).not.toHaveProperty('baseUrl')
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Edit sign-in method' })).toBeNull())
+
+    await chooseAction(user, 'GitHub', 'Edit')
+    dialog = await screen.findByRole('dialog', { name: 'Edit sign-in method' })
+    await user.clear(within(dialog).getByLabelText(/^GitHub address/))
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect(api.callsTo('PUT /admin/identity-providers/:id')).toHaveLength(2))
+    const body = api.callsTo('PUT /admin/identity-providers/:id')[1]!.body
+    expect(body).toMatchObject({ baseUrl: null, scopes: ['read:user'] })
+    expect(body).not.toHaveProperty('tenant')
+  })
+
   test('disable and enable from the row', async () => {
     const { api, user } = renderPage()
     api.on('PUT /admin/identity-providers/:id', (request) => ok({ identityProvider: { ...sso, ...(request.body as object) } }))

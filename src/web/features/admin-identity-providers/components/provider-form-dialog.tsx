@@ -87,10 +87,11 @@ function valuesOf(provider: IdentityProvider | null): Values {
 }
 
 /**
- * The request body: only the fields the kind takes (any other is a 400), an empty optional text
- * left out (the server's default applies), and on an edit an empty secret left out (kept).
+ * The request body: only the fields the kind takes (any other is a 400), an empty secret left out
+ * (on an edit: kept), an empty tenant, GitHub address or scopes left out of a new provider and
+ * sent as null by an edit: either way the kind's default (decision 0519).
  */
-function bodyOf(values: Values): CreateIdentityProviderInput {
+function bodyOf(values: Values, editing: boolean): CreateIdentityProviderInput {
   const takes = KIND_FIELDS[values.kind].takes
   const kindFields: Partial<Record<KindField, unknown>> = {}
   const text = (field: 'issuer' | 'tenant' | 'baseUrl' | 'clientId' | 'clientSecret') => {
@@ -98,6 +99,7 @@ function bodyOf(values: Values): CreateIdentityProviderInput {
   }
   for (const field of ['issuer', 'tenant', 'baseUrl', 'clientId', 'clientSecret'] as const) text(field)
   if (takes.includes('scopes') && words(values.scopes).length > 0) kindFields.scopes = words(values.scopes)
+  for (const field of ['tenant', 'baseUrl', 'scopes'] as const) if (editing && takes.includes(field) && kindFields[field] === undefined) kindFields[field] = null
   return {
     kind: values.kind,
     name: values.name,
@@ -186,7 +188,7 @@ function ProviderForm({
 
   const submit = async (event: FormEvent) => {
     event.preventDefault()
-    const body = bodyOf(values)
+    const body = bodyOf(values, !!provider)
     const checked = (provider ? updateIdentityProviderSchema : createIdentityProviderSchema).safeParse(body)
     if (!checked.success) {
       showErrors(errorsOf(checked.error.issues.map((issue) => ({ field: issue.path.join('.'), message: issue.message }))))
