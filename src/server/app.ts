@@ -42,6 +42,7 @@ import { appSignInRoutes } from '~server/routes/applications/app-sign-in'
 import { adminIdentityProviderRoutes } from '~server/routes/identity-providers/admin-identity-providers'
 import { signInProviderRoutes } from '~server/routes/identity-providers/sign-in-providers'
 import { providerSignInRoutes } from '~server/routes/identity-providers/provider-sign-in'
+import { samlRoutes } from '~server/routes/identity-providers/saml'
 import { linkedIdentityRoutes } from '~server/routes/identity-providers/linked-identities'
 import { SCIM_PATH, scimRoutes } from '~server/routes/scim/scim'
 import { mountProvider, OIDC_PATH } from '~server/oidc/mount'
@@ -132,6 +133,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       await api.register(adminIdentityProviderRoutes(ctx))
       await api.register(signInProviderRoutes(ctx))
       await api.register(providerSignInRoutes(ctx))
+      await api.register(samlRoutes(ctx))
       await api.register(linkedIdentityRoutes(ctx))
       await api.register(adminWebhookRoutes(ctx))
       await api.register(eventFeedRoutes(ctx))

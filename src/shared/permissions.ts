@@ -104,6 +104,9 @@ export const API_ACCESS = {
   // The sign-in through a provider: its steps are bound to the browser by the transaction cookie.
   'GET /auth/federation/:id/start': 'public',
   'GET /auth/federation/:id/callback': 'public',
+  // SAML: the response comes by a cross-site form post, matched to its request by InResponseTo.
+  'POST /auth/federation/:id/saml': 'public',
+  'GET /auth/federation/:id/saml/metadata': 'public',
   'POST /auth/federation/complete': 'public',
   'POST /auth/federation/link': 'signed-in',
   'GET /auth/identities': 'signed-in',

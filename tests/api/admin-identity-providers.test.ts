@@ -41,6 +41,8 @@ describe('adding identity providers', () => {
       scopes: ['openid', 'email', 'profile'],
       baseUrl: null,
       samlMetadataXml: null,
+      samlEmailAttribute: null,
+      samlNameAttribute: null,
       emailDomains: [],
       trustEmail: true,
       allowSignUp: false,

@@ -30,6 +30,8 @@ const provider = (overrides: Partial<IdentityProvider>): IdentityProvider => ({
   scopes: ['openid', 'email', 'profile'],
   baseUrl: null,
   samlMetadataXml: null,
+  samlEmailAttribute: null,
+  samlNameAttribute: null,
   emailDomains: ['example-corporation.com', 'engineering.example-corporation.com', 'example.org'],
   trustEmail: false,
   allowSignUp: true,

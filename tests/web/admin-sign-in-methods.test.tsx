@@ -22,6 +22,8 @@ const sso: IdentityProvider = {
   scopes: ['openid', 'email', 'profile'],
   baseUrl: null,
   samlMetadataXml: null,
+  samlEmailAttribute: null,
+  samlNameAttribute: null,
   emailDomains: ['example.com', 'example.org'],
   trustEmail: false,
   allowSignUp: true,

@@ -22,6 +22,7 @@ import * as identityProviders from '~server/db/migrations/0019_identity_provider
 import * as webhooks from '~server/db/migrations/0020_webhooks'
 import * as importedAccounts from '~server/db/migrations/0021_imported_accounts'
 import * as scimProvisioning from '~server/db/migrations/0022_scim_provisioning'
+import * as samlSignIn from '~server/db/migrations/0023_saml_sign_in'
 import * as passkeyConfirmationChallenges from '~server/db/migrations/0024_passkey_confirmation_challenges'
 import * as deviceCodes from '~server/db/migrations/0026_device_codes'
 import * as secondStepAfterAProvider from '~server/db/migrations/0028_second_step_after_a_provider'
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0020_webhooks': webhooks,
   '0021_imported_accounts': importedAccounts,
   '0022_scim_provisioning': scimProvisioning,
+  '0023_saml_sign_in': samlSignIn,
   '0024_passkey_confirmation_challenges': passkeyConfirmationChallenges,
   '0026_device_codes': deviceCodes,
   '0028_second_step_after_a_provider': secondStepAfterAProvider,

@@ -383,6 +383,9 @@ export interface IdentityProvidersTable {
   scopes: string[] | null
   base_url: string | null
   saml_metadata_xml: string | null
+  /** The attributes an admin named (migration 0023); null: the contract's default lists. */
+  saml_email_attribute: string | null
+  saml_name_attribute: string | null
   email_domains: ColumnType<string[], string[] | undefined, string[]>
   trust_email: ColumnType<boolean, boolean | undefined, boolean>
   allow_sign_up: ColumnType<boolean, boolean | undefined, boolean>
@@ -425,6 +428,13 @@ export interface FederationTransactionsTable {
   result: ColumnType<unknown, string | null | undefined, string | null>
 }
 
+/** An assertion ID a SAML provider sent that was accepted, kept until it could no longer be valid (migration 0023). */
+export interface SamlAssertionIdsTable {
+  provider_id: string
+  assertion_id: string
+  expires_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   pictures: PicturesTable
@@ -453,6 +463,7 @@ export interface Database {
   identity_providers: IdentityProvidersTable
   federated_identities: FederatedIdentitiesTable
   federation_transactions: FederationTransactionsTable
+  saml_assertion_ids: SamlAssertionIdsTable
   webhooks: WebhooksTable
   webhook_events: WebhookEventsTable
   webhook_deliveries: WebhookDeliveriesTable

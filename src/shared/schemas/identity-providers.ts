@@ -13,7 +13,7 @@ import { parsedUrl } from '../parsed-url'
  * (SAML) adds its row and its member of `IDENTITY_PROVIDER_KINDS`; the request schema stays one.
  */
 
-export const IDENTITY_PROVIDER_KINDS = ['oidc', 'google', 'microsoft', 'github'] as const
+export const IDENTITY_PROVIDER_KINDS = ['oidc', 'google', 'microsoft', 'github', 'saml'] as const
 export type IdentityProviderKind = (typeof IDENTITY_PROVIDER_KINDS)[number]
 
 export const PROVIDER_NAME_MAX = 50
@@ -21,16 +21,45 @@ export const PROVIDER_URL_MAX = 2000
 export const PROVIDER_DOMAINS_MAX = 50
 export const PROVIDER_RULES_MAX = 50
 export const PROVIDER_SCOPES_MAX = 30
+/** A pasted metadata document: Entra ID's is about 20 KB; federations' aggregates are not what is pasted here. */
+export const SAML_METADATA_MAX = 200_000
+export const SAML_ATTRIBUTE_MAX = 200
 
 /** Fields that only some kinds take. */
-export type KindField = 'issuer' | 'tenant' | 'clientId' | 'clientSecret' | 'scopes' | 'baseUrl'
+export const KIND_FIELD_NAMES = [
+  'issuer',
+  'tenant',
+  'clientId',
+  'clientSecret',
+  'scopes',
+  'baseUrl',
+  'samlMetadataXml',
+  'samlEmailAttribute',
+  'samlNameAttribute',
+] as const
+export type KindField = (typeof KIND_FIELD_NAMES)[number]
 
 export const KIND_FIELDS: Record<IdentityProviderKind, { takes: readonly KindField[]; needs: readonly KindField[] }> = {
   oidc: { takes: ['issuer', 'clientId', 'clientSecret', 'scopes'], needs: ['issuer', 'clientId', 'clientSecret'] },
   google: { takes: ['clientId', 'clientSecret', 'scopes'], needs: ['clientId', 'clientSecret'] },
   microsoft: { takes: ['tenant', 'clientId', 'clientSecret', 'scopes'], needs: ['clientId', 'clientSecret'] },
   github: { takes: ['clientId', 'clientSecret', 'scopes', 'baseUrl'], needs: ['clientId', 'clientSecret'] },
+  saml: { takes: ['samlMetadataXml', 'samlEmailAttribute', 'samlNameAttribute'], needs: ['samlMetadataXml'] },
 }
+
+/** Where a SAML provider's e-mail and name are read when the admin names no attribute (contract section 10). */
+export const DEFAULT_SAML_EMAIL_ATTRIBUTES = [
+  'mail',
+  'email',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress',
+  'urn:oid:0.9.2342.19200300.100.1.3',
+] as const
+export const DEFAULT_SAML_NAME_ATTRIBUTES = [
+  'displayName',
+  'name',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name',
+  'urn:oid:2.16.840.1.113730.3.1.241',
+] as const
 
 export const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'] as const
 export const DEFAULT_GITHUB_SCOPES = ['read:user', 'user:email'] as const
@@ -73,6 +102,9 @@ export const identityProviderMessages = {
   nothingToUpdate: 'Nothing to update',
   notFound: 'Identity provider not found',
   discovery: 'The provider’s OpenID Connect discovery document could not be read from this issuer',
+  samlMetadata: 'SAML metadata must be the identity provider’s metadata XML document',
+  samlMetadataTooLarge: `SAML metadata must be at most ${SAML_METADATA_MAX} characters`,
+  samlAttribute: `Attribute names must be 1 to ${SAML_ATTRIBUTE_MAX} characters without control characters`,
 } as const
 
 /** `https`, or `http` on a loopback host; no credentials, no fragment. Company providers live on private networks: any host. */
@@ -123,6 +155,20 @@ const scopesField = z
   .min(1, { error: identityProviderMessages.scopes })
   .max(PROVIDER_SCOPES_MAX, { error: identityProviderMessages.scopes, abort: true })
   .transform((scopes) => [...new Set(scopes)])
+const samlMetadataXmlField = z
+  .string({ error: identityProviderMessages.samlMetadata })
+  .max(SAML_METADATA_MAX, { error: identityProviderMessages.samlMetadataTooLarge, abort: true })
+  .trim()
+  .min(1, { error: identityProviderMessages.samlMetadata })
+/** An attribute's `Name` as the identity provider sends it; null: the contract's default list. */
+const samlAttributeField = z
+  .string({ error: identityProviderMessages.samlAttribute })
+  .max(SAML_ATTRIBUTE_MAX * 2, { error: identityProviderMessages.samlAttribute, abort: true })
+  .trim()
+  .min(1, { error: identityProviderMessages.samlAttribute })
+  .max(SAML_ATTRIBUTE_MAX, { error: identityProviderMessages.samlAttribute })
+  .regex(NO_CONTROL, { error: identityProviderMessages.samlAttribute })
+  .nullable()
 const emailDomainsField = z
   .array(
     z
@@ -171,6 +217,9 @@ const providerFields = {
   clientSecret: clientSecretField,
   scopes: scopesField.nullable(),
   baseUrl: providerUrlField.nullable(),
+  samlMetadataXml: samlMetadataXmlField,
+  samlEmailAttribute: samlAttributeField,
+  samlNameAttribute: samlAttributeField,
   emailDomains: emailDomainsField,
   trustEmail: booleanField,
   allowSignUp: booleanField,
@@ -183,7 +232,7 @@ const providerFields = {
 export function kindFieldIssues(kind: IdentityProviderKind, value: Partial<Record<KindField, unknown>>, creating: boolean): { field: KindField; message: string }[] {
   const { takes, needs } = KIND_FIELDS[kind]
   const issues: { field: KindField; message: string }[] = []
-  for (const field of ['issuer', 'tenant', 'clientId', 'clientSecret', 'scopes', 'baseUrl'] as const) {
+  for (const field of KIND_FIELD_NAMES) {
     const given = value[field] !== undefined
     if (given && !takes.includes(field)) issues.push({ field, message: identityProviderMessages.notForKind })
     if (creating && !given && needs.includes(field)) issues.push({ field, message: identityProviderMessages.required })
@@ -228,6 +277,8 @@ export const identityProviderSchema = z.object({
   scopes: z.array(z.string()).nullable(),
   baseUrl: z.string().nullable(),
   samlMetadataXml: z.string().nullable(),
+  samlEmailAttribute: z.string().nullable(),
+  samlNameAttribute: z.string().nullable(),
   emailDomains: z.array(z.string()),
   trustEmail: z.boolean(),
   allowSignUp: z.boolean(),

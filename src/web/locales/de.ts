@@ -859,6 +859,7 @@ const de: Messages = {
       google: 'Google',
       microsoft: 'Microsoft',
       github: 'GitHub',
+      saml: 'SAML 2.0',
     },
     enabled: 'Aktiviert',
     disabled: 'Deaktiviert',

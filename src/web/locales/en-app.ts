@@ -690,7 +690,7 @@ export const enApp = {
     empty: 'No sign-in methods yet',
     emptyWhat: 'Add Google, Microsoft Entra ID, GitHub or any OpenID Connect provider, and people can sign in with the account they already have there.',
     columns: { name: 'Name', kind: 'Kind', status: 'Status', domains: 'Email domains', actions: 'Actions' },
-    kinds: { oidc: 'OpenID Connect', google: 'Google', microsoft: 'Microsoft', github: 'GitHub' },
+    kinds: { oidc: 'OpenID Connect', google: 'Google', microsoft: 'Microsoft', github: 'GitHub', saml: 'SAML 2.0' },
     enabled: 'Enabled',
     disabled: 'Disabled',
     noDomains: 'None',

@@ -856,6 +856,7 @@ const es: Messages = {
       google: 'Google',
       microsoft: 'Microsoft',
       github: 'GitHub',
+      saml: 'SAML 2.0',
     },
     enabled: 'Activado',
     disabled: 'Desactivado',

@@ -858,6 +858,7 @@ const fr: Messages = {
       google: 'Google',
       microsoft: 'Microsoft',
       github: 'GitHub',
+      saml: 'SAML 2.0',
     },
     enabled: 'Activée',
     disabled: 'Désactivée',

@@ -82,3 +82,19 @@ export async function pendLink(db: Db, input: { id: Buffer; result: unknown; lin
     .where('id', '=', input.id)
     .execute()
 }
+
+/**
+ * A SAML sign-in's transaction at its response, claimed once by the request ID it answers: the
+ * response comes by a cross-site POST without the browser's cookie (the handoff checks the cookie).
+ */
+export function claimSamlCallback(db: Db, input: { requestId: string; providerId: string; now: Date }) {
+  return db
+    .updateTable('federation_transactions')
+    .set({ callback_at: input.now })
+    .where('provider_id', '=', input.providerId)
+    .where('state', '=', input.requestId)
+    .where('callback_at', 'is', null)
+    .where('expires_at', '>', input.now)
+    .returning(['id'])
+    .executeTakeFirst()
+}

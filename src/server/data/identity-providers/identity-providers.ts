@@ -22,6 +22,8 @@ export const PROVIDER_COLUMNS = [
   'scopes',
   'base_url',
   'saml_metadata_xml',
+  'saml_email_attribute',
+  'saml_name_attribute',
   'email_domains',
   'trust_email',
   'allow_sign_up',
@@ -64,6 +66,8 @@ export function toIdentityProvider(row: ProviderRecord): IdentityProvider {
     scopes: row.scopes,
     baseUrl: row.base_url,
     samlMetadataXml: row.saml_metadata_xml,
+    samlEmailAttribute: row.saml_email_attribute,
+    samlNameAttribute: row.saml_name_attribute,
     emailDomains: row.email_domains,
     trustEmail: row.trust_email,
     allowSignUp: row.allow_sign_up,
@@ -145,6 +149,9 @@ export interface ProviderValues {
   client_secret_sealed: Buffer | null
   scopes: string[] | null
   base_url: string | null
+  saml_metadata_xml: string | null
+  saml_email_attribute: string | null
+  saml_name_attribute: string | null
   email_domains: string[]
   trust_email: boolean
   allow_sign_up: boolean

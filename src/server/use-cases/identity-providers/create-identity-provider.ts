@@ -2,7 +2,7 @@ import { type IdentityProvider, kindDefaults, type NewIdentityProvider } from '~
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { insertProvider, newProviderId, toIdentityProvider } from '~server/data/identity-providers/identity-providers'
-import { type ProviderAction, requireAnsweringIssuer, requireFreeDomains } from './provider-rules'
+import { type ProviderAction, requireAnsweringIssuer, requireFreeDomains, requireReadableSamlMetadata } from './provider-rules'
 import { stillActiveAdmin } from '~server/use-cases/users/admin-rules'
 
 /**
@@ -13,6 +13,7 @@ import { stillActiveAdmin } from '~server/use-cases/users/admin-rules'
  */
 export async function createIdentityProvider(ctx: AppContext, action: ProviderAction, input: NewIdentityProvider): Promise<IdentityProvider> {
   await requireAnsweringIssuer(input.issuer)
+  requireReadableSamlMetadata(input.samlMetadataXml)
   const defaults = kindDefaults(input.kind)
   return commitChange(ctx, async (c) => {
     await stillActiveAdmin(c.trx, action.actorId)
@@ -29,6 +30,9 @@ export async function createIdentityProvider(ctx: AppContext, action: ProviderAc
       client_secret_sealed: input.clientSecret === undefined ? null : ctx.providerSecretSealer.seal(input.clientSecret),
       scopes: input.scopes ?? defaults.scopes,
       base_url: input.baseUrl ?? defaults.baseUrl,
+      saml_metadata_xml: input.samlMetadataXml ?? null,
+      saml_email_attribute: input.samlEmailAttribute ?? null,
+      saml_name_attribute: input.samlNameAttribute ?? null,
       email_domains: input.emailDomains ?? [],
       trust_email: input.trustEmail ?? input.kind === 'google',
       allow_sign_up: input.allowSignUp ?? false,

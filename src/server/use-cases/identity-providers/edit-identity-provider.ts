@@ -10,7 +10,7 @@ import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { type ProviderRecord, type ProviderValues, toIdentityProvider, updateProvider } from '~server/data/identity-providers/identity-providers'
 import { fieldErrors } from '~server/http/errors'
-import { lockExistingProvider, type ProviderAction, requireAnsweringIssuer, requireFreeDomains } from './provider-rules'
+import { lockExistingProvider, type ProviderAction, requireAnsweringIssuer, requireFreeDomains, requireReadableSamlMetadata } from './provider-rules'
 import { stillActiveAdmin } from '~server/use-cases/users/admin-rules'
 
 type Field = Exclude<keyof IdentityProviderUpdate, 'kind' | 'clientSecret'>
@@ -24,6 +24,9 @@ const COLUMNS = {
   clientId: 'client_id',
   scopes: 'scopes',
   baseUrl: 'base_url',
+  samlMetadataXml: 'saml_metadata_xml',
+  samlEmailAttribute: 'saml_email_attribute',
+  samlNameAttribute: 'saml_name_attribute',
   emailDomains: 'email_domains',
   trustEmail: 'trust_email',
   allowSignUp: 'allow_sign_up',
@@ -42,6 +45,7 @@ const text = (value: unknown): string | null => (value === null || value === und
  */
 export async function editIdentityProvider(ctx: AppContext, action: ProviderAction, id: string, requested: IdentityProviderUpdate): Promise<IdentityProvider> {
   await requireAnsweringIssuer(requested.issuer)
+  requireReadableSamlMetadata(requested.samlMetadataXml)
   return commitChange(ctx, async (c) => {
     await stillActiveAdmin(c.trx, action.actorId)
     const current = await lockExistingProvider(c.trx, id)

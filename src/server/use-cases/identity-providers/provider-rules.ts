@@ -3,6 +3,7 @@ import { identityProviderMessages } from '~shared/schemas/identity-providers'
 import { domainsClaimedElsewhere, lockProvider, type ProviderRecord } from '~server/data/identity-providers/identity-providers'
 import type { Database, Db } from '~server/db/types'
 import { issuerAnswers } from '~server/federation/openid-connect'
+import { readSamlMetadata } from '~server/federation/saml'
 import { type FieldError, fieldErrors, notFound } from '~server/http/errors'
 
 /** Who changes a provider, from where: the admin named on the activity entry. */
@@ -26,6 +27,19 @@ export async function lockExistingProvider(trx: Transaction<Database>, id: strin
  */
 export async function requireAnsweringIssuer(issuer: string | undefined): Promise<void> {
   if (issuer !== undefined && !(await issuerAnswers(issuer))) throw fieldErrors([{ field: 'issuer', message: identityProviderMessages.discovery }])
+}
+
+/**
+ * A SAML provider's pasted metadata must name its entity ID, a sign-in URL for the redirect binding
+ * and a signing certificate: what every sign-in reads from it.
+ */
+export function requireReadableSamlMetadata(metadataXml: string | undefined): void {
+  if (metadataXml === undefined) return
+  try {
+    readSamlMetadata(metadataXml)
+  } catch {
+    throw fieldErrors([{ field: 'samlMetadataXml', message: identityProviderMessages.samlMetadata }])
+  }
 }
 
 /** A domain routes to one provider: one another provider claims is refused at the field. */

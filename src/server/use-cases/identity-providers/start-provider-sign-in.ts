@@ -5,8 +5,9 @@ import type { AppContext } from '~server/context'
 import { insertTransaction } from '~server/data/identity-providers/federation-transactions'
 import { findProviderForSignIn } from '~server/data/identity-providers/identity-providers'
 import { githubAuthorizationUrl } from '~server/federation/github'
-import { authorizationUrl, newAuthorizationRequest } from '~server/federation/openid-connect'
-import { callbackUrl, configurationOf } from './upstream'
+import { type AuthorizationRequest, authorizationUrl, newAuthorizationRequest } from '~server/federation/openid-connect'
+import { samlLoginRequest } from '~server/federation/saml'
+import { callbackUrl, configurationOf, samlProviderOf } from './upstream'
 
 /** A transaction lives 10 minutes: the time a person has at the provider. */
 export const TRANSACTION_SECONDS = 10 * 60
@@ -29,14 +30,29 @@ export async function startProviderSignIn(
 ): Promise<StartedSignIn | null> {
   const provider = await findProviderForSignIn(ctx.db, input.providerId)
   if (!provider || !provider.enabled) return null
-  let config
+  let request: AuthorizationRequest
+  let url: string
   try {
-    config = await configurationOf(ctx, provider)
+    if (provider.kind === 'saml') {
+      // The AuthnRequest's ID is the transaction's state: the response names it in InResponseTo.
+      const saml = samlLoginRequest(ctx.config.appUrl, samlProviderOf(provider))
+      request = { state: saml.id, nonce: '', codeVerifier: '' }
+      url = saml.url
+    } else {
+      const config = await configurationOf(ctx, provider)
+      request = newAuthorizationRequest()
+      const authorization = await (provider.kind === 'github' ? githubAuthorizationUrl : authorizationUrl)(config, {
+        ...request,
+        redirectUri: callbackUrl(ctx, provider.id),
+        scopes: provider.scopes ?? ['openid'],
+        loginHint: input.loginHint,
+      })
+      url = authorization.href
+    }
   } catch (error) {
-    ctx.log.warn({ provider: provider.id, reason: (error as Error).message }, 'identity provider discovery failed')
+    ctx.log.warn({ provider: provider.id, reason: (error as Error).message }, 'identity provider sign-in could not start')
     return null
   }
-  const request = newAuthorizationRequest()
   const cookie = generateToken()
   const now = ctx.clock()
   await insertTransaction(ctx.db, {
@@ -49,11 +65,5 @@ export async function startProviderSignIn(
     now,
     expiresAt: addSeconds(now, TRANSACTION_SECONDS),
   })
-  const url = await (provider.kind === 'github' ? githubAuthorizationUrl : authorizationUrl)(config, {
-    ...request,
-    redirectUri: callbackUrl(ctx, provider.id),
-    scopes: provider.scopes ?? ['openid'],
-    loginHint: input.loginHint,
-  })
-  return { cookie, url: url.href }
+  return { cookie, url }
 }
