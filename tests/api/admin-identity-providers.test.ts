@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { identityProviderMessages } from '~shared/schemas/identity-providers'
+import { generateSigningKey } from '../support/simplesamlphp'
 import { type UpstreamProvider, startUpstreamProvider } from '../support/upstream-provider'
+import { identityProviderMetadata } from './helpers/saml-responses'
 import { type SignedIn, useTestApp } from '../support/test-app'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 import { quickSignIn } from './helpers/users'
@@ -132,7 +134,12 @@ describe('adding identity providers', () => {
       clientSecret: identityProviderMessages.required,
     })
     expect(fieldsOf(await create({ ...GOOGLE, defaultRole: 'ADMIN' })).defaultRole).toBe(identityProviderMessages.defaultRoleAdmin)
-    expect(fieldsOf(await create({ ...GOOGLE, kind: 'saml' })).kind).toBe(identityProviderMessages.kind)
+    expect(fieldsOf(await create({ ...GOOGLE, kind: 'ldap' })).kind).toBe(identityProviderMessages.kind)
+    expect(fieldsOf(await create({ ...GOOGLE, kind: 'saml' }))).toEqual({
+      clientId: identityProviderMessages.notForKind,
+      clientSecret: identityProviderMessages.notForKind,
+      samlMetadataXml: identityProviderMessages.required,
+    })
     expect(expectFailure(await create({ ...GOOGLE, id: 'idp_mine' }), 400).code).toBe('VALIDATION_ERROR')
     expect(expectFailure(await create({ ...GOOGLE, hasClientSecret: false }), 400).code).toBe('VALIDATION_ERROR')
     expect(fieldsOf(await create({ ...GOOGLE, name: 'x'.repeat(51) })).name).toBe(identityProviderMessages.nameMax)
@@ -195,6 +202,18 @@ describe('editing and deleting identity providers', () => {
     ).data
     const back = expectSuccess(await edit(enterprise.identityProvider.id, { baseUrl: null, scopes: null })).data.identityProvider
     expect(back).toMatchObject({ baseUrl: 'https://github.com', scopes: ['read:user', 'user:email'] })
+    // A SAML provider's attribute names: null is back to the contract's lists (kept as null).
+    const key = await generateSigningKey('Admin test identity provider')
+    const metadata = identityProviderMetadata('https://idp.example.test/metadata', 'https://idp.example.test/sso', key.certificate)
+    const saml = expectSuccess(
+      await create({ kind: 'saml', name: 'SAML Reset', samlMetadataXml: metadata, samlEmailAttribute: 'upn', samlNameAttribute: 'cn' }),
+      201,
+    ).data
+    const cleared = expectSuccess(await edit(saml.identityProvider.id, { samlEmailAttribute: null, samlNameAttribute: null })).data.identityProvider
+    expect(cleared).toMatchObject({ samlEmailAttribute: null, samlNameAttribute: null, scopes: null, samlMetadataXml: metadata })
+    expect(fieldsOf(await edit(saml.identityProvider.id, { samlEmailAttribute: '' })).samlEmailAttribute).toBe(identityProviderMessages.samlAttribute)
+    expect(fieldsOf(await edit(saml.identityProvider.id, { scopes: null })).scopes).toBe(identityProviderMessages.notForKind)
+
     // On create, null is the default as leaving the field out is.
     const created = expectSuccess(await create({ ...GOOGLE, kind: 'github', name: 'GitHub Null', baseUrl: null, scopes: null }), 201).data.identityProvider
     expect(created).toMatchObject({ baseUrl: 'https://github.com', scopes: ['read:user', 'user:email'] })

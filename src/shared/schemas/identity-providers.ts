@@ -218,8 +218,9 @@ const providerFields = {
   scopes: scopesField.nullable(),
   baseUrl: providerUrlField.nullable(),
   samlMetadataXml: samlMetadataXmlField,
-  samlEmailAttribute: samlAttributeField,
-  samlNameAttribute: samlAttributeField,
+  // `null`: the contract's default lists (stored as null), so that an edit can go back to them.
+  samlEmailAttribute: samlAttributeField.nullable(),
+  samlNameAttribute: samlAttributeField.nullable(),
   emailDomains: emailDomainsField,
   trustEmail: booleanField,
   allowSignUp: booleanField,
