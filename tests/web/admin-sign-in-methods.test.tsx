@@ -231,6 +231,91 @@ describe('sign-in methods', () => {
     expect(body).not.toHaveProperty('tenant')
   })
 
+  test('a SAML provider: its metadata pasted, its attributes’ names, no client ID or secret; its entity ID, ACS URL and metadata once added', async () => {
+    const { api, user } = renderPage([])
+    const metadata = '<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example.com"/>'
+    const created: IdentityProvider = {
+      ...sso,
+      id: 'idp_samlsamlsamlsamlsaml',
+      kind: 'saml',
+      name: 'Okta',
+      issuer: null,
+      clientId: null,
+      hasClientSecret: false,
+      scopes: null,
+      samlMetadataXml: metadata,
+      samlEmailAttribute: 'upn',
+    }
+    api.on('POST /admin/identity-providers', { status: 201, body: { success: true, data: { identityProvider: created } } })
+    await user.click(await screen.findByRole('button', { name: 'Add sign-in method' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Add a sign-in method' })
+    await user.click(within(dialog).getByRole('radio', { name: 'SAML 2.0' }))
+    expect(within(dialog).queryByLabelText('Client ID')).toBeNull()
+    expect(within(dialog).queryByLabelText('Client secret')).toBeNull()
+    expect(within(dialog).queryByLabelText(/^Scopes/)).toBeNull()
+    expect(within(dialog).getByText(/shown once it is added/)).toBeTruthy()
+    expect((within(dialog).getByLabelText(/^Email attribute/) as HTMLInputElement).placeholder).toBe(
+      'mail, email, http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress, urn:oid:0.9.2342.19200300.100.1.3',
+    )
+    expect((within(dialog).getByLabelText(/^Name attribute/) as HTMLInputElement).placeholder).toMatch(/^displayName, name, /)
+
+    // The metadata is required, checked before anything is sent.
+    await user.type(within(dialog).getByLabelText('Name'), 'Okta')
+    await user.click(within(dialog).getByRole('button', { name: 'Add sign-in method' }))
+    expect(await within(dialog).findByText('This field is required for this kind of provider')).toBeTruthy()
+    expect(api.callsTo('POST /admin/identity-providers')).toHaveLength(0)
+
+    const box = within(dialog).getByLabelText('Identity provider metadata (XML)')
+    expect(box.tagName).toBe('TEXTAREA')
+    await user.click(box)
+    await user.paste(metadata)
+    await user.type(within(dialog).getByLabelText(/^Email attribute/), 'upn')
+    await user.click(within(dialog).getByRole('button', { name: 'Add sign-in method' }))
+    const done = await screen.findByRole('dialog', { name: 'Sign-in method added' })
+    const body = api.callsTo('POST /admin/identity-providers')[0]!.body as Record<string, unknown>
+    expect(body).toMatchObject({ kind: 'saml', name: 'Okta', samlMetadataXml: metadata, samlEmailAttribute: 'upn' })
+    for (const field of ['clientId', 'clientSecret', 'scopes', 'samlNameAttribute', 'issuer']) expect(body).not.toHaveProperty(field)
+
+    const entityId = 'https://accounts.example.com/api/auth/federation/idp_samlsamlsamlsamlsaml/saml'
+    expect((within(done).getByLabelText('Entity ID') as HTMLInputElement).value).toBe(entityId)
+    expect((within(done).getByLabelText('ACS URL (assertion consumer service)') as HTMLInputElement).value).toBe(entityId)
+    expect(within(done).getByRole('link', { name: 'This product’s SAML metadata' }).getAttribute('href')).toBe(`${entityId}/metadata`)
+    expect(within(done).queryByLabelText('Redirect URI')).toBeNull()
+    await user.click(within(done).getByRole('button', { name: 'Copy Entity ID' }))
+    expect(await navigator.clipboard.readText()).toBe(entityId)
+  })
+
+  test('editing a SAML provider shows its addresses and its metadata; an emptied attribute name is sent as null', async () => {
+    const okta: IdentityProvider = {
+      ...sso,
+      id: 'idp_oktaoktaoktaoktaokta',
+      kind: 'saml',
+      name: 'Okta',
+      issuer: null,
+      clientId: null,
+      hasClientSecret: false,
+      scopes: null,
+      samlMetadataXml: '<md:EntityDescriptor entityID="https://okta.example.com"/>',
+      samlEmailAttribute: 'upn',
+    }
+    const { api, user } = renderPage([okta])
+    api.on('PUT /admin/identity-providers/:id', (request) => ok({ identityProvider: { ...okta, ...(request.body as object) } }))
+    await screen.findByRole('table', { name: 'Sign-in methods' })
+    await chooseAction(user, 'Okta', 'Edit')
+    const dialog = await screen.findByRole('dialog', { name: 'Edit sign-in method' })
+    expect((within(dialog).getByLabelText('Entity ID') as HTMLInputElement).value).toBe('https://accounts.example.com/api/auth/federation/idp_oktaoktaoktaoktaokta/saml')
+    expect(within(dialog).queryByText(/shown once it is added/)).toBeNull()
+    expect((within(dialog).getByLabelText('Identity provider metadata (XML)') as HTMLTextAreaElement).value).toBe(okta.samlMetadataXml)
+    await user.clear(within(dialog).getByLabelText(/^Email attribute/))
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect(api.callsTo('PUT /admin/identity-providers/:id')).toHaveLength(1))
+    expect(api.callsTo('PUT /admin/identity-providers/:id')[0]!.body).toMatchObject({
+      samlMetadataXml: okta.samlMetadataXml,
+      samlEmailAttribute: null,
+      samlNameAttribute: null,
+    })
+  })
+
   test('disable and enable from the row', async () => {
     const { api, user } = renderPage()
     api.on('PUT /admin/identity-providers/:id', (request) => ok({ identityProvider: { ...sso, ...(request.body as object) } }))

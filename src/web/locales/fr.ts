@@ -884,6 +884,9 @@ const fr: Messages = {
       clientId: 'ID client',
       clientSecret: 'Secret client',
       scopes: 'Portées',
+      samlMetadataXml: 'Métadonnées du fournisseur d’identité (XML)',
+      samlEmailAttribute: 'Attribut de l’adresse e-mail',
+      samlNameAttribute: 'Attribut du nom',
       emailDomains: 'Domaines e-mail',
       showOnSignIn: 'Afficher sur la page de connexion',
       trustEmail: 'Faire confiance aux adresses vérifiées par le fournisseur',
@@ -899,6 +902,14 @@ const fr: Messages = {
     secretHint: 'En écriture seule : il ne sera plus jamais affiché.',
     secretKeep: 'En écriture seule : laissez vide pour garder le secret actuel.',
     scopesHint: 'Séparées par des espaces ; les portées habituelles si vide.',
+    samlMetadataHint:
+      'Collez le document de métadonnées SAML que votre fournisseur d’identité donne pour ce produit : son identifiant d’entité, son adresse de connexion et son certificat de signature.',
+    samlAttributeHint: 'Le nom de l’attribut tel que le fournisseur d’identité l’envoie ; vide, le premier de ceux indiqués ici que le fournisseur envoie.',
+    samlAddressesLater:
+      'L’identifiant d’entité, l’URL ACS et les métadonnées de ce produit contiennent l’identifiant de la méthode de connexion : ils s’affichent une fois celle-ci ajoutée.',
+    entityId: 'Identifiant d’entité (Entity ID)',
+    acsUrl: 'URL ACS (service consommateur d’assertions)',
+    spMetadata: 'Métadonnées SAML de ce produit',
     domainsHint:
       'Les personnes dont l’adresse est dans l’un de ces domaines sont dirigées vers ce fournisseur depuis la page de connexion. Séparés par des virgules ou des espaces.',
     showOnSignInHint: 'Un bouton « Continuer avec » sur les pages de connexion et d’inscription.',
@@ -923,6 +934,7 @@ const fr: Messages = {
     updateFailed: 'Échec de l’enregistrement de la méthode de connexion',
     createdTitle: 'Méthode de connexion ajoutée',
     createdText: 'Collez cette URI de redirection dans la console de {{name}}, là où ce produit est enregistré.',
+    createdTextSaml: 'Saisissez cet identifiant d’entité et cette URL ACS dans {{name}}, ou donnez-lui les métadonnées de ce produit.',
     addressError: 'Échec du chargement de l’adresse de ce serveur. Veuillez réessayer.',
     done: 'Terminé',
     deleteTitle: 'Supprimer la méthode de connexion',
