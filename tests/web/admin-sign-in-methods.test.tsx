@@ -44,6 +44,19 @@ const github: IdentityProvider = {
   roleRules: [],
 }
 
+const okta: IdentityProvider = {
+  ...sso,
+  id: 'idp_oktaoktaoktaoktaokta',
+  kind: 'saml',
+  name: 'Okta',
+  issuer: null,
+  clientId: null,
+  hasClientSecret: false,
+  scopes: null,
+  samlMetadataXml: '<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://okta.example.com"/>',
+  samlEmailAttribute: 'upn',
+}
+
 /** The server names APP_URL (https://accounts.example.com) in its discovery document, whatever the browser opened. */
 const discovery = {
   issuer: 'https://accounts.example.com/oidc',
@@ -233,20 +246,8 @@ describe('sign-in methods', () => {
 
   test('a SAML provider: its metadata pasted, its attributes’ names, no client ID or secret; its entity ID, ACS URL and metadata once added', async () => {
     const { api, user } = renderPage([])
-    const metadata = '<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example.com"/>'
-    const created: IdentityProvider = {
-      ...sso,
-      id: 'idp_samlsamlsamlsamlsaml',
-      kind: 'saml',
-      name: 'Okta',
-      issuer: null,
-      clientId: null,
-      hasClientSecret: false,
-      scopes: null,
-      samlMetadataXml: metadata,
-      samlEmailAttribute: 'upn',
-    }
-    api.on('POST /admin/identity-providers', { status: 201, body: { success: true, data: { identityProvider: created } } })
+    const metadata = okta.samlMetadataXml!
+    api.on('POST /admin/identity-providers', { status: 201, body: { success: true, data: { identityProvider: okta } } })
     await user.click(await screen.findByRole('button', { name: 'Add sign-in method' }))
     const dialog = await screen.findByRole('dialog', { name: 'Add a sign-in method' })
     await user.click(within(dialog).getByRole('radio', { name: 'SAML 2.0' }))
@@ -254,10 +255,19 @@ describe('sign-in methods', () => {
     expect(within(dialog).queryByLabelText('Client secret')).toBeNull()
     expect(within(dialog).queryByLabelText(/^Scopes/)).toBeNull()
     expect(within(dialog).getByText(/shown once it is added/)).toBeTruthy()
-    expect((within(dialog).getByLabelText(/^Email attribute/) as HTMLInputElement).placeholder).toBe(
-      'mail, email, http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress, urn:oid:0.9.2342.19200300.100.1.3',
-    )
-    expect((within(dialog).getByLabelText(/^Name attribute/) as HTMLInputElement).placeholder).toMatch(/^displayName, name, /)
+    // The default lists: begun in the placeholder, whole in the hint.
+    expect((within(dialog).getByLabelText(/^Email attribute/) as HTMLInputElement).placeholder).toBe('mail, email, …')
+    expect(
+      within(dialog)
+        .getByLabelText(/^Email attribute/)
+        .getAttribute('aria-describedby'),
+    ).toBeTruthy()
+    expect(
+      within(dialog).getByText(
+        'The attribute’s name as the identity provider sends it. When empty, the first of these it sends: mail, email, http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress, urn:oid:0.9.2342.19200300.100.1.3.',
+      ),
+    ).toBeTruthy()
+    expect((within(dialog).getByLabelText(/^Name attribute/) as HTMLInputElement).placeholder).toBe('displayName, name, …')
 
     // The metadata is required, checked before anything is sent.
     await user.type(within(dialog).getByLabelText('Name'), 'Okta')
@@ -276,7 +286,7 @@ describe('sign-in methods', () => {
     expect(body).toMatchObject({ kind: 'saml', name: 'Okta', samlMetadataXml: metadata, samlEmailAttribute: 'upn' })
     for (const field of ['clientId', 'clientSecret', 'scopes', 'samlNameAttribute', 'issuer']) expect(body).not.toHaveProperty(field)
 
-    const entityId = 'https://accounts.example.com/api/auth/federation/idp_samlsamlsamlsamlsaml/saml'
+    const entityId = 'https://accounts.example.com/api/auth/federation/idp_oktaoktaoktaoktaokta/saml'
     expect((within(done).getByLabelText('Entity ID') as HTMLInputElement).value).toBe(entityId)
     expect((within(done).getByLabelText('ACS URL (assertion consumer service)') as HTMLInputElement).value).toBe(entityId)
     expect(within(done).getByRole('link', { name: 'This product’s SAML metadata' }).getAttribute('href')).toBe(`${entityId}/metadata`)
@@ -286,18 +296,6 @@ describe('sign-in methods', () => {
   })
 
   test('editing a SAML provider shows its addresses and its metadata; an emptied attribute name is sent as null', async () => {
-    const okta: IdentityProvider = {
-      ...sso,
-      id: 'idp_oktaoktaoktaoktaokta',
-      kind: 'saml',
-      name: 'Okta',
-      issuer: null,
-      clientId: null,
-      hasClientSecret: false,
-      scopes: null,
-      samlMetadataXml: '<md:EntityDescriptor entityID="https://okta.example.com"/>',
-      samlEmailAttribute: 'upn',
-    }
     const { api, user } = renderPage([okta])
     api.on('PUT /admin/identity-providers/:id', (request) => ok({ identityProvider: { ...okta, ...(request.body as object) } }))
     await screen.findByRole('table', { name: 'Sign-in methods' })

@@ -905,7 +905,7 @@ const de: Messages = {
     scopesHint: 'Durch Leerzeichen getrennt; die üblichen, wenn leer.',
     samlMetadataHint:
       'Fügen Sie das SAML-Metadatendokument ein, das Ihr Identitätsanbieter für dieses Produkt ausgibt: seine Entitäts-ID, Anmeldeadresse und sein Signaturzertifikat.',
-    samlAttributeHint: 'Der Name des Attributs, wie der Identitätsanbieter es sendet; leer: das erste der hier gezeigten, das der Anbieter sendet.',
+    samlAttributeHint: 'Der Name des Attributs, wie der Identitätsanbieter es sendet. Leer: das erste davon, das er sendet: {{names}}.',
     samlAddressesLater: 'Entitäts-ID, ACS-URL und Metadaten dieses Produkts enthalten die ID der Anmeldemethode: Sie werden angezeigt, sobald sie hinzugefügt ist.',
     entityId: 'Entitäts-ID (Entity ID)',
     acsUrl: 'ACS-URL (Assertion Consumer Service)',

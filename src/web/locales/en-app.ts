@@ -734,7 +734,7 @@ export const enApp = {
     secretKeep: 'Write-only: leave empty to keep the current secret.',
     scopesHint: 'Separated by spaces; the usual ones when empty.',
     samlMetadataHint: 'Paste the SAML metadata document your identity provider gives for this product: its entity ID, sign-in address and signing certificate.',
-    samlAttributeHint: 'The attribute’s name as the identity provider sends it; when empty, the first of those shown here that the provider sends.',
+    samlAttributeHint: 'The attribute’s name as the identity provider sends it. When empty, the first of these it sends: {{names}}.',
     samlAddressesLater: 'This product’s entity ID, ACS URL and metadata hold the sign-in method’s id: they are shown once it is added.',
     entityId: 'Entity ID',
     acsUrl: 'ACS URL (assertion consumer service)',

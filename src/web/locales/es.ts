@@ -902,7 +902,7 @@ const es: Messages = {
     scopesHint: 'Separados por espacios; los habituales si está vacío.',
     samlMetadataHint:
       'Pega el documento de metadatos SAML que tu proveedor de identidad da para este producto: su ID de entidad, su dirección de inicio de sesión y su certificado de firma.',
-    samlAttributeHint: 'El nombre del atributo tal como lo envía el proveedor de identidad; si está vacío, el primero de los indicados aquí que envíe el proveedor.',
+    samlAttributeHint: 'El nombre del atributo tal como lo envía el proveedor de identidad. Si está vacío, el primero de estos que envíe: {{names}}.',
     samlAddressesLater: 'El ID de entidad, la URL ACS y los metadatos de este producto contienen el id del método de inicio de sesión: se muestran una vez añadido.',
     entityId: 'ID de entidad (Entity ID)',
     acsUrl: 'URL ACS (servicio consumidor de aserciones)',

@@ -904,7 +904,7 @@ const fr: Messages = {
     scopesHint: 'Séparées par des espaces ; les portées habituelles si vide.',
     samlMetadataHint:
       'Collez le document de métadonnées SAML que votre fournisseur d’identité donne pour ce produit : son identifiant d’entité, son adresse de connexion et son certificat de signature.',
-    samlAttributeHint: 'Le nom de l’attribut tel que le fournisseur d’identité l’envoie ; vide, le premier de ceux indiqués ici que le fournisseur envoie.',
+    samlAttributeHint: 'Le nom de l’attribut tel que le fournisseur d’identité l’envoie. Vide : le premier de ceux-ci qu’il envoie : {{names}}.',
     samlAddressesLater:
       'L’identifiant d’entité, l’URL ACS et les métadonnées de ce produit contiennent l’identifiant de la méthode de connexion : ils s’affichent une fois celle-ci ajoutée.',
     entityId: 'Identifiant d’entité (Entity ID)',

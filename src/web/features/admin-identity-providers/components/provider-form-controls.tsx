@@ -143,8 +143,9 @@ type SamlField = 'samlMetadataXml' | 'samlEmailAttribute' | 'samlNameAttribute'
 
 /**
  * SAML's fields: the identity provider's metadata, pasted into a large box, and the names of the
- * attributes that carry the e-mail address and the name (empty: the contract's lists, shown as the
- * placeholder). A new provider's entity ID and ACS URL hold its id: said to come once it is added.
+ * attributes that carry the e-mail address and the name (empty: the contract's lists, begun in the
+ * placeholder and whole in the hint, as the placeholder would be cut off). A new provider's entity
+ * ID and ACS URL hold its id: said to come once it is added.
  */
 export function SamlFields({
   values,
@@ -179,13 +180,19 @@ export function SamlFields({
           ['samlNameAttribute', DEFAULT_SAML_NAME_ATTRIBUTES],
         ] as const
       ).map(([field, defaults]) => (
-        <Field key={field} label={t(`signInMethods.fields.${field}`)} optional hint={t('signInMethods.samlAttributeHint')} error={errors[field]}>
+        <Field
+          key={field}
+          label={t(`signInMethods.fields.${field}`)}
+          optional
+          hint={<span className="break-words">{t('signInMethods.samlAttributeHint', { names: defaults.join(', ') })}</span>}
+          error={errors[field]}
+        >
           <Input
             data-field={field}
             autoComplete="off"
             spellCheck={false}
             className="font-mono"
-            placeholder={defaults.join(', ')}
+            placeholder={`${defaults.slice(0, 2).join(', ')}, …`}
             value={values[field]}
             onChange={(event) => onChange(field, event.target.value)}
           />
