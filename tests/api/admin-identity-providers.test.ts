@@ -140,6 +140,7 @@ describe('adding identity providers', () => {
       clientSecret: identityProviderMessages.notForKind,
       samlMetadataXml: identityProviderMessages.required,
     })
+    expect(fieldsOf(await create({ ...GOOGLE, samlEmailAttribute: 'mail' })).samlEmailAttribute).toBe(identityProviderMessages.notForKind)
     expect(expectFailure(await create({ ...GOOGLE, id: 'idp_mine' }), 400).code).toBe('VALIDATION_ERROR')
     expect(expectFailure(await create({ ...GOOGLE, hasClientSecret: false }), 400).code).toBe('VALIDATION_ERROR')
     expect(fieldsOf(await create({ ...GOOGLE, name: 'x'.repeat(51) })).name).toBe(identityProviderMessages.nameMax)

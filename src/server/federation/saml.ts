@@ -1,11 +1,11 @@
-import * as xmllint from '@authenio/samlify-node-xmllint'
 import * as samlify from 'samlify'
 import { DEFAULT_SAML_EMAIL_ATTRIBUTES, DEFAULT_SAML_NAME_ATTRIBUTES, identityProviderMessages } from '~shared/schemas/identity-providers'
 import type { VerifiedIdentity } from './openid-connect'
+import { validateSamlSchema } from './saml-schema'
 
 /**
  * The one gate for what a SAML 2.0 identity provider sends (decisions 0540, 0541). `samlify`
- * validates the document against the SAML schemas, checks the status, verifies the XML signature
+ * validates the document against the SAML schemas (`saml-schema.ts`), checks the status, verifies the XML signature
  * with a certificate of the provider's metadata and extracts the values of the signed assertion
  * only. On top of it, over the values read from the *verified* assertion, this module refuses:
  * anything but SHA-256 signatures and digests, DTDs and entities, deep nesting, more than one
@@ -15,7 +15,7 @@ import type { VerifiedIdentity } from './openid-connect'
  * request we made and records the assertion ID, both once.
  */
 
-samlify.setSchemaValidator({ validate: (xml: string) => xmllint.validate(xml) })
+samlify.setSchemaValidator({ validate: validateSamlSchema })
 
 /** A response's form field, base64 of the XML: generous for a large attribute statement, far below a body that could hurt. */
 export const SAML_FORM_LIMIT_BYTES = 512 * 1024
@@ -146,16 +146,19 @@ export async function checkSamlResponse(appUrl: string, provider: SamlProvider, 
   for (const match of xml.matchAll(/<(?:[\w.-]+:)?(SignatureMethod|DigestMethod)\b[^>]*?\bAlgorithm\s*=\s*(["'])(.*?)\2/g)) {
     if (!ALLOWED_ALGORITHMS[match[1]!]!.includes(match[3]!)) throw new SamlRefusal(`${match[1]} ${match[3]} refused: SHA-256 only`)
   }
+  // Canonicalisation drops comments, so one may split a signed value (a NameID) without breaking the signature: no identity provider sends any.
+  if (xml.includes('<!--')) throw new SamlRefusal('comment in the response')
   if (/<(?:[\w.-]+:)?EncryptedAssertion\b/.test(xml)) throw new SamlRefusal('encrypted assertion: no key to decrypt it')
   if ((xml.match(/<(?:[\w.-]+:)?Assertion\b/g) ?? []).length !== 1) throw new SamlRefusal('not exactly one assertion')
 
   const idp = identityProviderEntity(provider.metadataXml)
   const sp = serviceProviderEntity(appUrl, provider.id)
-  // Schema, status, signature by a metadata certificate, issuer, time window: the library's checks.
-  const parsed = await sp.parseLoginResponse(idp, 'post', { body: { SAMLResponse: encoded } })
-  // The element the signature covers, as the library verified it: every value below is read from it.
+  // The element the signature covers, as the library verifies it: every value below is read from it.
+  // First, as it is cheap: a document nobody in the metadata signed costs no schema validation.
   const [verified, assertion] = samlify.SamlLib.verifySignature(xml, { metadata: idp.entityMeta })
   if (!verified || typeof assertion !== 'string' || !/^<(?:[\w.-]+:)?Assertion\b/.test(assertion)) throw new SamlRefusal('no signed assertion')
+  // Schema, status, signature by a metadata certificate, issuer, time window: the library's checks.
+  const parsed = await sp.parseLoginResponse(idp, 'post', { body: { SAMLResponse: encoded } })
 
   const read = samlify.Extractor.extract(assertion, [
     { key: 'assertion', localPath: ['Assertion'], attributes: ['ID'] },

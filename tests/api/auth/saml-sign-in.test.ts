@@ -7,6 +7,7 @@ import { type SignedIn, uniqueEmail, useTestApp } from '../../support/test-app'
 import { ProviderBrowser } from '../helpers/provider-browser'
 import { as, expectFailure, expectSuccess } from '../helpers/requests'
 import { quickSignIn, quickUser } from '../helpers/users'
+import { turnOnTwoFactor } from './two-factor-helpers'
 import {
   assertionOf,
   authnRequestOf,
@@ -161,7 +162,10 @@ async function post(samlResponse: string, providerId = provider.id): Promise<str
   return String(response.headers.location)
 }
 
-describe('the SAML service provider', () => {
+/** Which identity provider signed the responses: said in every test's name. */
+const SIGNED_BY = missing ? `responses signed by xml-crypto, SimpleSAMLphp being unavailable: ${missing}` : 'responses signed by SimpleSAMLphp'
+
+describe(`the SAML service provider (${SIGNED_BY})`, () => {
   it('sends the browser to the identity provider with an AuthnRequest by redirect binding, kept on the server with the browser’s transaction', async () => {
     const { browser, url, requestId } = await begin()
     const ssoUrl = /Location="([^"]+)"/.exec(/<md:SingleSignOnService[^>]*HTTP-Redirect[^>]*>/.exec(source.metadataXml)![0])![1]!
@@ -269,6 +273,48 @@ describe('the SAML service provider', () => {
     expect(data.user).toMatchObject({ email: work, name: 'Fiona Full' })
   })
 
+  it('asks for the second step when the linked account has two-factor on', async () => {
+    const owner = await quickSignIn(t, { name: 'Two-Step Tess' })
+    await turnOnTwoFactor(t, owner)
+    const person = newPerson()
+    // The identity provider's NameID for this person (persistent: the same at every sign-in), linked to the account.
+    const nameId = nameIdOf(await source.respond((await begin()).url, person))
+    await t.ctx.db
+      .insertInto('federated_identities')
+      .values({ provider_id: provider.id, user_id: owner.id, subject: nameId, email: null, linked_at: t.clock.now() })
+      .execute()
+    const { browser, url } = await begin()
+    const sessions = await sessionCount()
+    const data = expectSuccess(await browser.complete(await post(toBase64(await source.respond(url, person))))).data
+    expect(data).toMatchObject({ mfaRequired: true })
+    expect(data.accessToken).toBeUndefined()
+    expect(await sessionCount()).toBe(sessions)
+  })
+
+  it('links a SAML identity from the Security tab after the password, and signs in with it afterwards', async () => {
+    const owner = await quickSignIn(t, { name: 'Linking Lena' })
+    const person = newPerson()
+    const browser = new ProviderBrowser(t)
+    const { url } = expectSuccess(
+      await browser.app('POST', `/api/auth/identities/${provider.id}/link`, { body: { password: owner.password }, token: owner.accessToken, csrf: owner.csrfToken }),
+    ).data
+    const xml = await source.respond(url, person)
+    const done = expectSuccess(await browser.complete(await post(toBase64(xml)))).data
+    expect(done).toMatchObject({ linked: true, identity: { providerId: provider.id, providerName: 'Company SAML' }, returnTo: '/profile' })
+    expect(await identitiesWithSubject(nameIdOf(xml))).toMatchObject([{ user_id: owner.id }])
+    const again = await begin()
+    expect(expectSuccess(await again.browser.complete(await post(toBase64(await source.respond(again.url, person))))).data.user.id).toBe(owner.id)
+  })
+
+  it('lets an admin name attributes on an edit and go back to the default lists with null', async () => {
+    const edited = expectSuccess(await as(t, admin).put(`/api/admin/identity-providers/${provider.id}`, { samlEmailAttribute: 'workEmail' })).data.identityProvider
+    expect(edited.samlEmailAttribute).toBe('workEmail')
+    const reset = expectSuccess(await as(t, admin).put(`/api/admin/identity-providers/${provider.id}`, { samlEmailAttribute: null })).data.identityProvider
+    expect(reset.samlEmailAttribute).toBeNull()
+    const bad = expectFailure(await as(t, admin).put(`/api/admin/identity-providers/${provider.id}`, { samlNameAttribute: 'a\u0000b' }), 400)
+    expect(bad.errors).toEqual([{ field: 'samlNameAttribute', message: identityProviderMessages.samlAttribute }])
+  })
+
   it('never links silently to an account that has the asserted address', async () => {
     const owner = await quickUser(t, { name: 'Owner Olga' })
     const person = newPerson()
@@ -281,7 +327,7 @@ describe('the SAML service provider', () => {
   })
 })
 
-describe('hostile responses', () => {
+describe(`hostile responses (${SIGNED_BY})`, () => {
   /** A fresh request of ours and a real signed response to it, for a person who would be signed up. */
   async function base() {
     const person = newPerson()
@@ -332,6 +378,18 @@ describe('hostile responses', () => {
       .values({ provider_id: provider.id, assertion_id: assertionId, expires_at: new Date(Date.now() + 600_000) })
       .execute()
     await expectRefused(made, made.xml)
+  })
+
+  it('forgets an assertion ID once its assertion could no longer be valid', async () => {
+    const made = await base()
+    const assertionId = /<(?:[\w.-]+:)?Assertion\b[^>]*\sID="([^"]+)"/.exec(made.xml)![1]!
+    await t.ctx.db
+      .insertInto('saml_assertion_ids')
+      .values({ provider_id: provider.id, assertion_id: assertionId, expires_at: new Date(t.clock.now().getTime() - 1000) })
+      .execute()
+    expect(await post(toBase64(made.xml))).toMatch(/#handoff=/)
+    const row = await t.ctx.db.selectFrom('saml_assertion_ids').select('expires_at').where('assertion_id', '=', assertionId).executeTakeFirstOrThrow()
+    expect(row.expires_at.getTime()).toBeGreaterThan(t.clock.now().getTime())
   })
 
   it('refuses an unsolicited response (no InResponseTo), and one answering a request we never made', async () => {
@@ -389,6 +447,22 @@ describe('hostile responses', () => {
     await expectRefused(made, signed.replace(assertion, forged))
   })
 
+  it('refuses the signed assertion moved inside the Advice of a forged one', async () => {
+    const made = await base()
+    const signed = resign(made.xml, source.key, { response: false })
+    const assertion = assertionOf(signed)
+    const forged = evil(withoutSignatures(assertion)).replace(
+      /(<\/(?:[\w.-]+:)?Conditions>)/,
+      `$1<saml:Advice xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion">${assertion}</saml:Advice>`,
+    )
+    await expectRefused(made, signed.replace(assertion, forged))
+  })
+
+  it('refuses a comment cutting the NameID, though the signature still holds', async () => {
+    const made = await base()
+    await expectRefused(made, made.xml.replace(/(<(?:[\w.-]+:)?NameID\b[^>]*>[^<]{4})/, '$1<!---->'))
+  })
+
   it('refuses an unsigned response with an unsigned assertion', async () => {
     const made = await base()
     await expectRefused(made, withoutSignatures(made.xml))
@@ -427,6 +501,12 @@ describe('hostile responses', () => {
     await expectRefused(expired, resign(xml, source.key))
     const early = await base()
     await expectRefused(early, resign(setAttribute(early.xml, 'Conditions', 'NotBefore', iso(300)), source.key))
+  })
+
+  it('refuses a document the SAML schemas do not allow, even signed by the identity provider’s key', async () => {
+    const made = await base()
+    const odd = made.xml.replace(/(<\/(?:[\w.-]+:)?Subject>)/, '$1<saml:Unexpected xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion">x</saml:Unexpected>')
+    await expectRefused(made, resign(odd, source.key))
   })
 
   it('refuses a transient NameID', async () => {

@@ -39,16 +39,18 @@ export async function insertTransaction(db: Db, values: NewTransaction): Promise
     .execute()
 }
 
-/** The transaction at its callback, claimed once: this browser's, this provider's, alive, not called back before. */
-export function claimCallback(db: Db, input: { id: Buffer; providerId: string; now: Date }) {
-  return db
-    .updateTable('federation_transactions')
-    .set({ callback_at: input.now })
-    .where('id', '=', input.id)
+/**
+ * The transaction at its callback, claimed once: this provider's, alive, not called back before;
+ * found by the browser's cookie (`id`), or for SAML by the request ID it answers (`requestId`, kept
+ * as `state`): that response comes by a cross-site POST without the cookie (the handoff checks it).
+ */
+export function claimCallback(db: Db, input: { providerId: string; now: Date } & ({ id: Buffer } | { requestId: string })) {
+  const query = db.updateTable('federation_transactions').set({ callback_at: input.now })
+  return ('id' in input ? query.where('id', '=', input.id) : query.where('state', '=', input.requestId))
     .where('provider_id', '=', input.providerId)
     .where('callback_at', 'is', null)
     .where('expires_at', '>', input.now)
-    .returning(['purpose', 'link_user_id', 'state', 'nonce', 'code_verifier'])
+    .returning(['id', 'purpose', 'link_user_id', 'state', 'nonce', 'code_verifier'])
     .executeTakeFirst()
 }
 
@@ -81,20 +83,4 @@ export async function pendLink(db: Db, input: { id: Buffer; result: unknown; lin
     .set({ result: JSON.stringify(input.result), handoff_hash: input.linkHash, handoff_expires_at: input.expiresAt, handoff_used_at: null })
     .where('id', '=', input.id)
     .execute()
-}
-
-/**
- * A SAML sign-in's transaction at its response, claimed once by the request ID it answers: the
- * response comes by a cross-site POST without the browser's cookie (the handoff checks the cookie).
- */
-export function claimSamlCallback(db: Db, input: { requestId: string; providerId: string; now: Date }) {
-  return db
-    .updateTable('federation_transactions')
-    .set({ callback_at: input.now })
-    .where('provider_id', '=', input.providerId)
-    .where('state', '=', input.requestId)
-    .where('callback_at', 'is', null)
-    .where('expires_at', '>', input.now)
-    .returning(['id'])
-    .executeTakeFirst()
 }

@@ -1,7 +1,7 @@
 import { hashToken, generateToken } from '~server/auth/secure-token'
 import { addSeconds } from '~server/clock'
 import type { AppContext } from '~server/context'
-import { claimCallback, claimSamlCallback, storeCallbackResult } from '~server/data/identity-providers/federation-transactions'
+import { claimCallback, storeCallbackResult } from '~server/data/identity-providers/federation-transactions'
 import { findProviderForSignIn } from '~server/data/identity-providers/identity-providers'
 import { acceptAssertionIdOnce } from '~server/data/identity-providers/saml-assertion-ids'
 import { checkGithubCallback } from '~server/federation/github'
@@ -84,7 +84,7 @@ export async function finishSamlResponse(ctx: AppContext, input: { providerId: s
     return fail(error instanceof SamlRefusal ? error.message : `library: ${error instanceof Error ? error.message : String(error)}`.slice(0, 200))
   }
   const now = ctx.clock()
-  const transaction = await claimSamlCallback(ctx.db, { requestId: checked.inResponseTo, providerId: provider.id, now })
+  const transaction = await claimCallback(ctx.db, { requestId: checked.inResponseTo, providerId: provider.id, now })
   if (!transaction) return fail('InResponseTo names no live request of ours')
   const fresh = await acceptAssertionIdOnce(ctx.db, { providerId: provider.id, assertionId: checked.assertionId, expiresAt: checked.expiresAt, now })
   if (!fresh) return fail('assertion ID accepted before')
