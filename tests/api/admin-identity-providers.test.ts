@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { identityProviderMessages } from '~shared/schemas/identity-providers'
+import { generateSigningKey } from '../support/simplesamlphp'
 import { type UpstreamProvider, startUpstreamProvider } from '../support/upstream-provider'
+import { identityProviderMetadata } from './helpers/saml-responses'
 import { type SignedIn, useTestApp } from '../support/test-app'
 import { as, expectFailure, expectSuccess } from './helpers/requests'
 import { quickSignIn } from './helpers/users'
@@ -177,6 +179,45 @@ describe('editing and deleting identity providers', () => {
     expect(expectFailure(await edit(id, {}), 400).message).toBe(identityProviderMessages.nothingToUpdate)
     expect(expectFailure(await edit(id, { secret: 'x' }), 400).code).toBe('VALIDATION_ERROR')
     expectFailure(await edit('idp_nobody', { name: 'x' }), 404, identityProviderMessages.notFound, 'IDENTITY_PROVIDER_NOT_FOUND')
+  })
+
+  it('puts the tenant, the scopes or the GitHub address back to the kind’s default with null; empty ones are refused', async () => {
+    const microsoft = expectSuccess(await create({ ...GOOGLE, kind: 'microsoft', name: 'Entra Reset', tenant: 'contoso.com', scopes: ['openid', 'email'] }), 201).data
+    const entra = microsoft.identityProvider.id
+    expect(fieldsOf(await edit(entra, { tenant: '' })).tenant).toBe(identityProviderMessages.tenant)
+    expect(fieldsOf(await edit(entra, { scopes: [] })).scopes).toBe(identityProviderMessages.scopes)
+    expect(fieldsOf(await edit(entra, { baseUrl: null })).baseUrl).toBe(identityProviderMessages.notForKind)
+    const reset = expectSuccess(await edit(entra, { tenant: null, scopes: null })).data.identityProvider
+    expect(reset).toMatchObject({ tenant: 'organizations', issuer: 'https://login.microsoftonline.com/organizations/v2.0', scopes: ['openid', 'email', 'profile'] })
+    expect((await entriesAbout(entra)).at(-1)!.changes).toEqual([
+      { field: 'tenant', from: 'contoso.com', to: 'organizations' },
+      { field: 'scopes', from: '["openid","email"]', to: '["openid","email","profile"]' },
+    ])
+    // Already the default: no change, no entry.
+    expectSuccess(await edit(entra, { tenant: null }))
+    expect(await entriesAbout(entra)).toHaveLength(2)
+
+    const enterprise = expectSuccess(
+      await create({ ...GOOGLE, kind: 'github', name: 'GitHub Reset', baseUrl: 'https://github.example.internal', scopes: ['read:user'] }),
+      201,
+    ).data
+    const back = expectSuccess(await edit(enterprise.identityProvider.id, { baseUrl: null, scopes: null })).data.identityProvider
+    expect(back).toMatchObject({ baseUrl: 'https://github.com', scopes: ['read:user', 'user:email'] })
+    // A SAML provider's attribute names: null is back to the contract's lists (kept as null).
+    const key = await generateSigningKey('Admin test identity provider')
+    const metadata = identityProviderMetadata('https://idp.example.test/metadata', 'https://idp.example.test/sso', key.certificate)
+    const saml = expectSuccess(
+      await create({ kind: 'saml', name: 'SAML Reset', samlMetadataXml: metadata, samlEmailAttribute: 'upn', samlNameAttribute: 'cn' }),
+      201,
+    ).data
+    const cleared = expectSuccess(await edit(saml.identityProvider.id, { samlEmailAttribute: null, samlNameAttribute: null })).data.identityProvider
+    expect(cleared).toMatchObject({ samlEmailAttribute: null, samlNameAttribute: null, scopes: null, samlMetadataXml: metadata })
+    expect(fieldsOf(await edit(saml.identityProvider.id, { samlEmailAttribute: '' })).samlEmailAttribute).toBe(identityProviderMessages.samlAttribute)
+    expect(fieldsOf(await edit(saml.identityProvider.id, { scopes: null })).scopes).toBe(identityProviderMessages.notForKind)
+
+    // On create, null is the default as leaving the field out is.
+    const created = expectSuccess(await create({ ...GOOGLE, kind: 'github', name: 'GitHub Null', baseUrl: null, scopes: null }), 201).data.identityProvider
+    expect(created).toMatchObject({ baseUrl: 'https://github.com', scopes: ['read:user', 'user:email'] })
   })
 
   it('deletes a provider and the identities linked through it, keeping the accounts; a second delete is a 404', async () => {

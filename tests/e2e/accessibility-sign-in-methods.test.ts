@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LinkedIdentity } from '~shared/schemas/federation'
 import type { IdentityProvider } from '~shared/schemas/identity-providers'
@@ -51,6 +51,18 @@ const PROVIDERS: IdentityProvider[] = [
   provider({ id: 'idp_googlegooglegooglego', kind: 'google', name: 'Google', issuer: null, emailDomains: [], roleRules: [], trustEmail: true }),
   provider({ id: 'idp_microsoftmicrosoftmi', kind: 'microsoft', name: 'Entra ID', issuer: null, tenant: 'organizations', emailDomains: ['example.com'] }),
   provider({ id: 'idp_githubgithubgithubgi', kind: 'github', name: 'GitHub', issuer: null, baseUrl: 'https://github.com', enabled: false, emailDomains: [] }),
+  provider({
+    id: 'idp_oktaoktaoktaoktaokta',
+    kind: 'saml',
+    name: 'Okta',
+    issuer: null,
+    clientId: null,
+    hasClientSecret: false,
+    scopes: null,
+    samlMetadataXml: `<?xml version="1.0"?>\n<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="http://www.okta.com/exk1234567890abcdefgh">\n  <md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">\n    <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://example-corporation.okta.com/app/accounts/exk1234567890abcdefgh/sso/saml"/>\n  </md:IDPSSODescriptor>\n</md:EntityDescriptor>`,
+    samlEmailAttribute: 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress',
+    emailDomains: [],
+  }),
 ]
 const IDENTITIES: LinkedIdentity[] = [
   {
@@ -99,6 +111,21 @@ async function addDialog(page: Page, kind: string) {
   await dialog.getByText('Provider name is required').waitFor()
 }
 
+/** The dialog that follows adding `created` (the server's answer) as a `kind`: `fill` types what that kind needs besides its name. */
+async function addedDialog(page: Page, kind: string, created: IdentityProvider, fill: (dialog: Locator) => Promise<unknown>) {
+  await page.route('**/api/admin/identity-providers', (route) =>
+    route.request().method() === 'POST' ? route.fulfill({ ...answer({ identityProvider: created }), status: 201 }) : route.fulfill(answer({ identityProviders: [] })),
+  )
+  await page.goto('/admin/sign-in-methods')
+  await page.getByRole('button', { name: 'Add sign-in method' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Add a sign-in method' })
+  await dialog.getByRole('radio', { name: kind }).check()
+  await dialog.getByLabel('Name', { exact: true }).fill(created.name)
+  await fill(dialog)
+  await dialog.getByRole('button', { name: 'Add sign-in method' }).click()
+  await page.getByRole('dialog', { name: 'Sign-in method added' }).getByRole('button', { name: 'Done' }).waitFor()
+}
+
 /** The Security tab of a person with linked identities (and, with `hasPassword: false`, no password). */
 async function openSecurity(page: Page, hasPassword: boolean) {
   await page.route('**/api/auth/identities', (route) => route.fulfill(answer({ identities: IDENTITIES, hasPassword })))
@@ -124,25 +151,33 @@ const SCREENS: Screen[] = [
   { name: 'sign-in-methods-add-oidc-errors', who: 'admin', open: (page) => addDialog(page, 'OpenID Connect'), within: '[role="dialog"]' },
   { name: 'sign-in-methods-add-microsoft-errors', who: 'admin', open: (page) => addDialog(page, 'Microsoft'), within: '[role="dialog"]' },
   { name: 'sign-in-methods-add-github-errors', who: 'admin', open: (page) => addDialog(page, 'GitHub'), within: '[role="dialog"]' },
+  { name: 'sign-in-methods-add-saml-errors', who: 'admin', open: (page) => addDialog(page, 'SAML 2.0'), within: '[role="dialog"]' },
   { name: 'sign-in-methods-edit', who: 'admin', open: (page) => menuAction(page, 'Edit', 'Edit sign-in method'), within: '[role="dialog"]' },
+  {
+    name: 'sign-in-methods-edit-saml',
+    who: 'admin',
+    async open(page) {
+      await openList(page)
+      await page.getByRole('button', { name: 'Actions for Okta' }).click()
+      await page.getByRole('menuitem', { name: 'Edit' }).click()
+      await page.getByRole('dialog', { name: 'Edit sign-in method' }).getByRole('textbox', { name: 'Entity ID' }).waitFor()
+    },
+    within: '[role="dialog"]',
+  },
+  {
+    name: 'sign-in-methods-added-saml',
+    who: 'admin',
+    open: (page) => addedDialog(page, 'SAML 2.0', PROVIDERS[4]!, (dialog) => dialog.getByLabel('Identity provider metadata (XML)').fill(PROVIDERS[4]!.samlMetadataXml!)),
+    within: '[role="dialog"]',
+  },
   {
     name: 'sign-in-methods-added',
     who: 'admin',
     async open(page) {
-      await page.route('**/api/admin/identity-providers', (route) =>
-        route.request().method() === 'POST'
-          ? route.fulfill({ ...answer({ identityProvider: PROVIDERS[1] }), status: 201 })
-          : route.fulfill(answer({ identityProviders: [] })),
-      )
-      await page.goto('/admin/sign-in-methods')
-      await page.getByRole('button', { name: 'Add sign-in method' }).click()
-      const dialog = page.getByRole('dialog', { name: 'Add a sign-in method' })
-      await dialog.getByRole('radio', { name: 'Google' }).check()
-      await dialog.getByLabel('Name').fill('Google')
-      await dialog.getByLabel('Client ID').fill('1234567890-abcdefghijklmnopqrstuvwxyz.apps.googleusercontent.com')
-      await dialog.getByLabel('Client secret').fill('GOCSPX-secret')
-      await dialog.getByRole('button', { name: 'Add sign-in method' }).click()
-      await page.getByRole('dialog', { name: 'Sign-in method added' }).waitFor()
+      await addedDialog(page, 'Google', PROVIDERS[1]!, async (dialog) => {
+        await dialog.getByLabel('Client ID').fill('1234567890-abcdefghijklmnopqrstuvwxyz.apps.googleusercontent.com')
+        await dialog.getByLabel('Client secret').fill('GOCSPX-secret')
+      })
     },
     within: '[role="dialog"]',
   },
@@ -265,6 +300,19 @@ describe('in German, the longest texts, on a phone in the dark theme', () => {
         await page.getByRole('dialog').getByRole('button', { name: 'Regel hinzufügen' }).click()
       },
     ],
+    [
+      'admin',
+      'the SAML add form',
+      '/admin/sign-in-methods',
+      async (page: Page) => {
+        await page.getByRole('button', { name: 'Anmeldemethode hinzufügen' }).click()
+        await page.getByRole('dialog').getByRole('radio', { name: 'SAML 2.0' }).check()
+        await page
+          .getByRole('dialog')
+          .getByRole('textbox', { name: /^Metadaten/ })
+          .waitFor()
+      },
+    ],
     ['person', 'the Security tab', '/profile?tab=security', (page: Page) => page.getByRole('list', { name: 'Verknüpfte Anmeldemethoden' }).waitFor()],
   ] as const)('%s: %s passes and fits', async (who, what, address, ready) => {
     const app = await pageFor(who, 'de')
@@ -279,7 +327,7 @@ describe('in German, the longest texts, on a phone in the dark theme', () => {
       await page.getByRole('heading', { level: 1 }).first().waitFor()
       await ready(page)
       await settle(page)
-      expect(await problemsOf(page, `de, ${what}`, what === 'the add form' ? '[role="dialog"]' : undefined)).toEqual([])
+      expect(await problemsOf(page, `de, ${what}`, what.endsWith('add form') ? '[role="dialog"]' : undefined)).toEqual([])
       expect(app.errors, 'console errors').toEqual([])
     } finally {
       await page.goto('about:blank').catch(() => undefined)

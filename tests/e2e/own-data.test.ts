@@ -5,6 +5,7 @@ import type { AccountExport } from '~shared/schemas/own-data'
 import { callApi, signInThroughApi } from './support/accounts'
 import { openSignedIn, signInThroughPage, toast } from './support/browser'
 import { browserTests } from './support/fixtures'
+import { addVirtualAuthenticator } from './support/virtual-authenticator'
 import { appCode, turnOnTwoFactor } from './support/two-factor'
 
 /**
@@ -82,11 +83,7 @@ describe('a person’s own data', () => {
     await page.addInitScript(() => {
       if (window.PublicKeyCredential) window.PublicKeyCredential.isConditionalMediationAvailable = async () => false
     })
-    const cdp = await page.context().newCDPSession(page)
-    await cdp.send('WebAuthn.enable', { enableUI: false })
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    })
+    await addVirtualAuthenticator(page)
     await openSignedIn(page, e2e.server, account, '/profile')
     await openSecurityTab(page, 'Sicherheit')
     await page.getByRole('button', { name: 'Passkey hinzufügen' }).click()

@@ -1,8 +1,9 @@
-import type { CDPSession, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { describe, expect, test } from 'vitest'
 import type { Account } from './support/accounts'
 import { openSignedIn, toast } from './support/browser'
 import { browserTests } from './support/fixtures'
+import { addVirtualAuthenticator } from './support/virtual-authenticator'
 
 /**
  * Passkeys in a real Chromium, with its virtual authenticator (the DevTools protocol's WebAuthn
@@ -14,22 +15,6 @@ import { browserTests } from './support/fixtures'
  * that this browser has no passkey autofill, and the autofill's journey has a test of its own.
  */
 const e2e = browserTests({ host: 'localhost' })
-
-async function addVirtualAuthenticator(page: Page): Promise<CDPSession> {
-  const cdp = await page.context().newCDPSession(page)
-  await cdp.send('WebAuthn.enable', { enableUI: false })
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  })
-  return cdp
-}
 
 /** A browser whose WebAuthn has no autofill for passkeys (so /login waits for the button). */
 const withoutPasskeyAutofill = (page: Page) =>

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type UpstreamProvider, startUpstreamProvider } from '../support/upstream-provider'
@@ -129,5 +130,39 @@ describe('signing in with a provider', () => {
     await page.waitForURL('**/login')
     await page.getByRole('alert').filter({ hasText: 'No account uses this Partner SSO identity. Ask an administrator for an invitation.' }).waitFor()
     await page.getByLabel('Password', { exact: true }).waitFor()
+  })
+
+  test('an app’s request with idp_hint and prompt=login asks for one sign-in: the provider’s, then back to the app', async () => {
+    const redirectUri = 'http://127.0.0.1:9/hinted-app/callback'
+    const created = await e2e.accounts.asAdmin<{ application: { id: string } }>('POST', '/admin/applications', {
+      name: 'Hinted App',
+      type: 'public',
+      redirectUris: [redirectUri],
+      firstParty: true,
+    })
+    expect(created.status, created.body.message).toBe(201)
+    upstream!.signInAs({ sub: newSubject(), email: uniqueEmail('hinted'), email_verified: true, name: 'Hinted Person' })
+    const { page } = await e2e.open()
+    await page.route(`${redirectUri}?*`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>Hinted App</title>' }))
+    const backAtTheApp = page.waitForRequest((request) => request.url().startsWith(`${redirectUri}?`))
+    const verifier = randomBytes(32).toString('base64url')
+    const query = new URLSearchParams({
+      client_id: created.body.data.application.id,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'openid',
+      state: 'hinted-state',
+      nonce: 'hinted-nonce',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      prompt: 'login',
+      idp_hint: providers.open.id,
+    })
+    await page.goto(`/oidc/auth?${query}`)
+    // The provider's pages finish by themselves; nobody types a password here, so reaching the app
+    // means the product's own sign-in was not asked for a second time.
+    const callback = new URL((await backAtTheApp).url())
+    expect(callback.searchParams.get('state')).toBe('hinted-state')
+    expect(callback.searchParams.get('code')).toBeTruthy()
   })
 })

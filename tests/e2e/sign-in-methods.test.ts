@@ -4,6 +4,8 @@ import { type UpstreamProvider, startUpstreamProvider } from '../support/upstrea
 import { type SignedInSession, callApi, signInThroughApi, uniqueEmail } from './support/accounts'
 import { openSignedIn, toast } from './support/browser'
 import { browserTests } from './support/fixtures'
+import { generateSigningKey } from '../support/simplesamlphp'
+import { identityProviderMetadata } from '../api/helpers/saml-responses'
 
 /**
  * Sign-in methods in Chromium, against a real second OpenID Provider on loopback (a separate
@@ -240,5 +242,34 @@ describe('sign-in methods', () => {
     await confirm.getByRole('button', { name: 'Delete' }).click()
     await toast(page, 'Sign-in method deleted').waitFor()
     await page.getByText('No sign-in methods yet').waitFor()
+  })
+
+  test('the admin adds a SAML provider: pastes its metadata, copies the entity ID and ACS URL, and the metadata link answers', async () => {
+    const key = await generateSigningKey('E2E identity provider')
+    const metadata = identityProviderMetadata('https://idp.e2e.example/metadata', 'https://idp.e2e.example/sso', key.certificate)
+    const { page } = await e2e.open()
+    await openSignedIn(page, e2e.server, e2e.server.admin, '/admin/sign-in-methods')
+    await page.getByRole('button', { name: 'Add sign-in method' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Add a sign-in method' })
+    await dialog.getByRole('radio', { name: 'SAML 2.0' }).check()
+    await dialog.getByText(/shown once it is added/).waitFor()
+    expect(await dialog.getByLabel('Client ID').count()).toBe(0)
+    await dialog.getByLabel('Name', { exact: true }).fill('Company SAML')
+    await dialog.getByLabel('Identity provider metadata (XML)').fill(metadata)
+    await dialog.getByRole('button', { name: 'Add sign-in method' }).click()
+
+    const added = page.getByRole('dialog', { name: 'Sign-in method added' })
+    const entityId = await added.getByRole('textbox', { name: 'Entity ID' }).inputValue()
+    const match = new RegExp(`^${e2e.server.url.replace(/[.:/]/g, '\\$&')}/api/auth/federation/([^/]+)/saml$`).exec(entityId)
+    expect(match, entityId).not.toBeNull()
+    expect(await added.getByRole('textbox', { name: 'ACS URL (assertion consumer service)' }).inputValue()).toBe(entityId)
+    const link = await added.getByRole('link', { name: 'This product’s SAML metadata' }).getAttribute('href')
+    expect(link).toBe(`${entityId}/metadata`)
+    const served = await fetch(link!)
+    expect(served.status).toBe(200)
+    expect(await served.text()).toContain(`entityID="${entityId}"`)
+    await added.getByRole('button', { name: 'Done' }).click()
+    await page.getByRole('row').filter({ hasText: 'Company SAML' }).getByText('SAML 2.0').waitFor()
+    expect((await e2e.accounts.asAdmin('DELETE', `/admin/identity-providers/${match![1]}`)).status).toBe(200)
   })
 })

@@ -44,6 +44,19 @@ const github: IdentityProvider = {
   roleRules: [],
 }
 
+const okta: IdentityProvider = {
+  ...sso,
+  id: 'idp_oktaoktaoktaoktaokta',
+  kind: 'saml',
+  name: 'Okta',
+  issuer: null,
+  clientId: null,
+  hasClientSecret: false,
+  scopes: null,
+  samlMetadataXml: '<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://okta.example.com"/>',
+  samlEmailAttribute: 'upn',
+}
+
 /** The server names APP_URL (https://accounts.example.com) in its discovery document, whatever the browser opened. */
 const discovery = {
   issuer: 'https://accounts.example.com/oidc',
@@ -193,6 +206,112 @@ describe('sign-in methods', () => {
     expect(body).toMatchObject({ name: 'Staff SSO', issuer: sso.issuer, clientId: 'accounts', roleRules: sso.roleRules })
     expect(body).not.toHaveProperty('clientSecret')
     expect(body).not.toHaveProperty('kind')
+  })
+
+  test('emptying the tenant, the scopes or the GitHub address on an edit puts the kind’s default back (null)', async () => {
+    const entra: IdentityProvider = {
+      ...sso,
+      id: 'idp_entraentraentraentra',
+      kind: 'microsoft',
+      name: 'Entra ID',
+      issuer: null,
+      tenant: 'contoso.com',
+      scopes: ['openid', 'email'],
+    }
+    const enterprise: IdentityProvider = { ...github, baseUrl: 'https://github.example.internal', scopes: ['read:user'] }
+    const { api, user } = renderPage([entra, enterprise])
+    api.on('PUT /admin/identity-providers/:id', (request) => ok({ identityProvider: { ...entra, ...(request.body as object) } }))
+    await screen.findByRole('table', { name: 'Sign-in methods' })
+
+    await chooseAction(user, 'Entra ID', 'Edit')
+    let dialog = await screen.findByRole('dialog', { name: 'Edit sign-in method' })
+    expect((within(dialog).getByLabelText(/^Tenant/) as HTMLInputElement).value).toBe('contoso.com')
+    await user.clear(within(dialog).getByLabelText(/^Tenant/))
+    await user.clear(within(dialog).getByLabelText(/^Scopes/))
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect(api.callsTo('PUT /admin/identity-providers/:id')).toHaveLength(1))
+    expect(api.callsTo('PUT /admin/identity-providers/:id')[0]!.body).toMatchObject({ tenant: null, scopes: null })
+    expect(api.callsTo('PUT /admin/identity-providers/:id')[0]!.body).not.toHaveProperty('baseUrl')
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Edit sign-in method' })).toBeNull())
+
+    await chooseAction(user, 'GitHub', 'Edit')
+    dialog = await screen.findByRole('dialog', { name: 'Edit sign-in method' })
+    await user.clear(within(dialog).getByLabelText(/^GitHub address/))
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect(api.callsTo('PUT /admin/identity-providers/:id')).toHaveLength(2))
+    const body = api.callsTo('PUT /admin/identity-providers/:id')[1]!.body
+    expect(body).toMatchObject({ baseUrl: null, scopes: ['read:user'] })
+    expect(body).not.toHaveProperty('tenant')
+  })
+
+  test('a SAML provider: its metadata pasted, its attributes’ names, no client ID or secret; its entity ID, ACS URL and metadata once added', async () => {
+    const { api, user } = renderPage([])
+    const metadata = okta.samlMetadataXml!
+    api.on('POST /admin/identity-providers', { status: 201, body: { success: true, data: { identityProvider: okta } } })
+    await user.click(await screen.findByRole('button', { name: 'Add sign-in method' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Add a sign-in method' })
+    await user.click(within(dialog).getByRole('radio', { name: 'SAML 2.0' }))
+    expect(within(dialog).queryByLabelText('Client ID')).toBeNull()
+    expect(within(dialog).queryByLabelText('Client secret')).toBeNull()
+    expect(within(dialog).queryByLabelText(/^Scopes/)).toBeNull()
+    expect(within(dialog).getByText(/shown once it is added/)).toBeTruthy()
+    // The default lists: begun in the placeholder, whole in the hint.
+    expect((within(dialog).getByLabelText(/^Email attribute/) as HTMLInputElement).placeholder).toBe('mail, email, …')
+    expect(
+      within(dialog)
+        .getByLabelText(/^Email attribute/)
+        .getAttribute('aria-describedby'),
+    ).toBeTruthy()
+    expect(
+      within(dialog).getByText(
+        'The attribute’s name as the identity provider sends it. When empty, the first of these it sends: mail, email, http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress, urn:oid:0.9.2342.19200300.100.1.3.',
+      ),
+    ).toBeTruthy()
+    expect((within(dialog).getByLabelText(/^Name attribute/) as HTMLInputElement).placeholder).toBe('displayName, name, …')
+
+    // The metadata is required, checked before anything is sent.
+    await user.type(within(dialog).getByLabelText('Name'), 'Okta')
+    await user.click(within(dialog).getByRole('button', { name: 'Add sign-in method' }))
+    expect(await within(dialog).findByText('This field is required for this kind of provider')).toBeTruthy()
+    expect(api.callsTo('POST /admin/identity-providers')).toHaveLength(0)
+
+    const box = within(dialog).getByLabelText('Identity provider metadata (XML)')
+    expect(box.tagName).toBe('TEXTAREA')
+    await user.click(box)
+    await user.paste(metadata)
+    await user.type(within(dialog).getByLabelText(/^Email attribute/), 'upn')
+    await user.click(within(dialog).getByRole('button', { name: 'Add sign-in method' }))
+    const done = await screen.findByRole('dialog', { name: 'Sign-in method added' })
+    const body = api.callsTo('POST /admin/identity-providers')[0]!.body as Record<string, unknown>
+    expect(body).toMatchObject({ kind: 'saml', name: 'Okta', samlMetadataXml: metadata, samlEmailAttribute: 'upn' })
+    for (const field of ['clientId', 'clientSecret', 'scopes', 'samlNameAttribute', 'issuer']) expect(body).not.toHaveProperty(field)
+
+    const entityId = 'https://accounts.example.com/api/auth/federation/idp_oktaoktaoktaoktaokta/saml'
+    expect((within(done).getByLabelText('Entity ID') as HTMLInputElement).value).toBe(entityId)
+    expect((within(done).getByLabelText('ACS URL (assertion consumer service)') as HTMLInputElement).value).toBe(entityId)
+    expect(within(done).getByRole('link', { name: 'This product’s SAML metadata' }).getAttribute('href')).toBe(`${entityId}/metadata`)
+    expect(within(done).queryByLabelText('Redirect URI')).toBeNull()
+    await user.click(within(done).getByRole('button', { name: 'Copy Entity ID' }))
+    expect(await navigator.clipboard.readText()).toBe(entityId)
+  })
+
+  test('editing a SAML provider shows its addresses and its metadata; an emptied attribute name is sent as null', async () => {
+    const { api, user } = renderPage([okta])
+    api.on('PUT /admin/identity-providers/:id', (request) => ok({ identityProvider: { ...okta, ...(request.body as object) } }))
+    await screen.findByRole('table', { name: 'Sign-in methods' })
+    await chooseAction(user, 'Okta', 'Edit')
+    const dialog = await screen.findByRole('dialog', { name: 'Edit sign-in method' })
+    expect((within(dialog).getByLabelText('Entity ID') as HTMLInputElement).value).toBe('https://accounts.example.com/api/auth/federation/idp_oktaoktaoktaoktaokta/saml')
+    expect(within(dialog).queryByText(/shown once it is added/)).toBeNull()
+    expect((within(dialog).getByLabelText('Identity provider metadata (XML)') as HTMLTextAreaElement).value).toBe(okta.samlMetadataXml)
+    await user.clear(within(dialog).getByLabelText(/^Email attribute/))
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect(api.callsTo('PUT /admin/identity-providers/:id')).toHaveLength(1))
+    expect(api.callsTo('PUT /admin/identity-providers/:id')[0]!.body).toMatchObject({
+      samlMetadataXml: okta.samlMetadataXml,
+      samlEmailAttribute: null,
+      samlNameAttribute: null,
+    })
   })
 
   test('disable and enable from the row', async () => {

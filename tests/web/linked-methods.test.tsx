@@ -37,7 +37,10 @@ beforeEach(() => {
 afterEach(() => vi.restoreAllMocks())
 
 function withIdentities(api: FakeApi, identities: LinkedIdentity[], hasPassword: boolean) {
-  return api.on('GET /auth/identities', () => ok({ identities, hasPassword })).on('GET /auth/identity-providers', ok({ identityProviders: PROVIDERS }))
+  return api
+    .on('GET /auth/identities', () => ok({ identities, hasPassword }))
+    .on('GET /auth/identity-providers', ok({ identityProviders: PROVIDERS }))
+    .on('GET /auth/passkeys', () => ok({ passkeys: [] }))
 }
 
 describe('linked sign-in methods', () => {
@@ -58,8 +61,8 @@ describe('linked sign-in methods', () => {
     api.on('DELETE /auth/identities/:id', fail(409, 'Add a password or a passkey before removing your last way to sign in', { code: 'LAST_SIGN_IN_METHOD' }))
     const { user } = renderApp(<LinkedMethodsSection />, { url: '/profile', user: makeUser() })
     expect(await screen.findByText(/Your account has no password/)).toBeTruthy()
-    // Without a password there is nothing to prove the account with before linking.
-    expect(screen.getByText(/Linking asks for your password/)).toBeTruthy()
+    // Without a password, and without a passkey this browser can use, there is nothing to prove the account with before linking.
+    expect(screen.getByText(/Linking asks for your password or a passkey/)).toBeTruthy()
     expect(screen.queryByRole('button', { name: 'Link GitHub' })).toBeNull()
 
     await user.click(screen.getByRole('button', { name: 'Unlink Company SSO' }))

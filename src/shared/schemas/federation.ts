@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { deleteAccountMessages } from './own-data'
+import { authenticationResponseSchema } from './passkeys'
 import { mfaRequiredSchema } from './two-factor'
 import { authResultSchema } from './user'
 
@@ -47,10 +49,16 @@ export const linkedIdentityListSchema = z.object({ identities: z.array(linkedIde
 export const linkedIdentityResultSchema = z.object({ identity: linkedIdentitySchema })
 export const identityParamsSchema = z.object({ id: z.string() })
 
-/** Linking from Profile → Security: the password first; then where to send the browser. */
-export const startLinkSchema = z.strictObject({
-  password: z.string({ error: 'Current password is required' }).min(1, { error: 'Current password is required' }).max(1024),
-})
+/**
+ * Linking from Profile → Security: the password, or a passkey's answer to the owner's confirmation
+ * challenge (decision 0562), exactly one of them; then where to send the browser.
+ */
+export const startLinkSchema = z
+  .strictObject({
+    password: z.string({ error: 'Current password is required' }).min(1, { error: 'Current password is required' }).max(1024).optional(),
+    passkeyResponse: authenticationResponseSchema.optional(),
+  })
+  .refine((value) => (value.password === undefined) !== (value.passkeyResponse === undefined), { path: ['password'], error: deleteAccountMessages.oneProof })
 export const startLinkResultSchema = z.object({ url: z.string() })
 export const providerParamsSchema = z.object({ providerId: z.string() })
 

@@ -66,6 +66,20 @@ export const DEFAULT_GITHUB_SCOPES = ['read:user', 'user:email'] as const
 export const DEFAULT_MICROSOFT_TENANT = 'organizations'
 export const DEFAULT_GITHUB_BASE_URL = 'https://github.com'
 
+/**
+ * The defaults of a kind (decision 0519): what a provider gets for a field with a default when the
+ * request leaves it out (on create) or sends `null` (on create or edit, "back to the default");
+ * null for a field its kind does not take.
+ */
+export function kindDefaults(kind: IdentityProviderKind): { tenant: string | null; scopes: string[] | null; baseUrl: string | null } {
+  const takes = KIND_FIELDS[kind].takes
+  return {
+    tenant: takes.includes('tenant') ? DEFAULT_MICROSOFT_TENANT : null,
+    scopes: takes.includes('scopes') ? [...(kind === 'github' ? DEFAULT_GITHUB_SCOPES : DEFAULT_OIDC_SCOPES)] : null,
+    baseUrl: takes.includes('baseUrl') ? DEFAULT_GITHUB_BASE_URL : null,
+  }
+}
+
 export const identityProviderMessages = {
   nameRequired: 'Provider name is required',
   nameMax: `Provider name must be at most ${PROVIDER_NAME_MAX} characters`,
@@ -197,14 +211,16 @@ const providerFields = {
   enabled: booleanField,
   showOnSignIn: booleanField,
   issuer: providerUrlField,
-  tenant: tenantField,
+  // `null`: the kind's default (`kindDefaults`), so that an edit can go back to it.
+  tenant: tenantField.nullable(),
   clientId: clientIdField,
   clientSecret: clientSecretField,
-  scopes: scopesField,
-  baseUrl: providerUrlField,
+  scopes: scopesField.nullable(),
+  baseUrl: providerUrlField.nullable(),
   samlMetadataXml: samlMetadataXmlField,
-  samlEmailAttribute: samlAttributeField,
-  samlNameAttribute: samlAttributeField,
+  // `null`: the contract's default lists (stored as null), so that an edit can go back to them.
+  samlEmailAttribute: samlAttributeField.nullable(),
+  samlNameAttribute: samlAttributeField.nullable(),
   emailDomains: emailDomainsField,
   trustEmail: booleanField,
   allowSignUp: booleanField,

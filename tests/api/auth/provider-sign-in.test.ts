@@ -3,10 +3,11 @@ import { federationMessages } from '~shared/schemas/federation'
 import { hashToken } from '~server/auth/secure-token'
 import { NO_PASSWORD } from '~server/auth/password'
 import { authorizationUrl, checkCallback, newAuthorizationRequest, upstreamConfiguration } from '~server/federation/openid-connect'
+import { SoftwareAuthenticator } from '../../support/software-authenticator'
 import { type UpstreamProvider, startUpstreamProvider } from '../../support/upstream-provider'
 import { type SignedIn, uniqueEmail, useTestApp } from '../../support/test-app'
 import { ProviderBrowser } from '../helpers/provider-browser'
-import { as, expectFailure, expectSuccess } from '../helpers/requests'
+import { as, countWhere, expectFailure, expectSuccess } from '../helpers/requests'
 import { quickSignIn, quickUser } from '../helpers/users'
 import { codeAt, secondStep, turnOnTwoFactor } from './two-factor-helpers'
 
@@ -463,6 +464,63 @@ describe('linking from Profile → Security', () => {
       'IDENTITY_LINKED_ELSEWHERE',
     )
     expect(await identitiesOf(other.id)).toEqual([])
+  })
+})
+
+describe('linking from Profile → Security with a passkey', () => {
+  it('takes a passkey’s answer to the owner’s confirmation challenge in place of the password, once, and records the passkey’s use', async () => {
+    const person = await quickSignIn(t, { name: 'Passkey Pia' })
+    const authenticator = new SoftwareAuthenticator('http://app.test')
+    const creation = expectSuccess(await as(t, person).post('/api/auth/passkeys/registration/options', undefined)).data
+    expectSuccess(await as(t, person).post('/api/auth/passkeys/registration', { response: authenticator.create(creation) }), 201)
+    const confirmation = async () => authenticator.get(expectSuccess(await as(t, person).post('/api/auth/passkeys/confirmation/options', undefined)).data)
+    const subject = newSubject()
+    upstream.signInAs({ sub: subject, email: uniqueEmail('pia-at-provider'), email_verified: true })
+    const browser = new ProviderBrowser(t)
+    const start = (body: unknown) => browser.app('POST', `/api/auth/identities/${provider.id}/link`, { body, token: person.accessToken, csrf: person.csrfToken })
+
+    // Exactly one proof: both, or neither, is a 400 at the password field; nothing starts.
+    const answer = await confirmation()
+    expect(expectFailure(await start({ password: person.password, passkeyResponse: answer }), 400).errors).toEqual([
+      { field: 'password', message: 'Enter your password, or confirm with a passkey' },
+    ])
+    expectFailure(await start({}), 400)
+    // A sign-in's challenge confirms nothing, and is recorded as a failure.
+    const signInOptions = expectSuccess(await t.request('POST', '/api/auth/passkeys/authentication/options')).data
+    expectFailure(await start({ passkeyResponse: authenticator.get(signInOptions) }), 400, 'The passkey could not be verified. Please try again.', 'PASSKEY_REJECTED')
+    expect(await countWhere(t, 'activities', { user_id: person.id, activity: 'Failed passkey confirmation', details: 'Passkey check failed' })).toBe(1)
+
+    const before = await t.ctx.db.selectFrom('passkeys').select(['counter', 'last_used_at']).where('user_id', '=', person.id).executeTakeFirstOrThrow()
+    const good = await confirmation()
+    const { url } = expectSuccess(await start({ passkeyResponse: good })).data
+    const after = await t.ctx.db.selectFrom('passkeys').select(['counter', 'last_used_at']).where('user_id', '=', person.id).executeTakeFirstOrThrow()
+    expect(Number(after.counter)).toBeGreaterThan(Number(before.counter))
+    expect(after.last_used_at).not.toBeNull()
+    // The same answer again: its challenge is used up.
+    expectFailure(await start({ passkeyResponse: good }), 400, undefined, 'PASSKEY_REJECTED')
+
+    const done = expectSuccess(await browser.complete(await browser.callback(await browser.atProvider(url)))).data
+    expect(done).toMatchObject({ linked: true, identity: { providerId: provider.id }, returnTo: '/profile' })
+    expect(await identitiesWithSubject(subject)).toMatchObject([{ user_id: person.id }])
+  })
+
+  it('refuses another account’s passkey and a passkey without user verification', async () => {
+    const person = await quickSignIn(t, { name: 'Passkey Paul' })
+    const stranger = await quickSignIn(t, { name: 'Passkey Stranger' })
+    const mine = new SoftwareAuthenticator('http://app.test')
+    const theirs = new SoftwareAuthenticator('http://app.test')
+    for (const [who, authenticator] of [
+      [person, mine],
+      [stranger, theirs],
+    ] as const) {
+      const creation = expectSuccess(await as(t, who).post('/api/auth/passkeys/registration/options', undefined)).data
+      expectSuccess(await as(t, who).post('/api/auth/passkeys/registration', { response: authenticator.create(creation) }), 201)
+    }
+    const options = async () => expectSuccess(await as(t, person).post('/api/auth/passkeys/confirmation/options', undefined)).data
+    const start = (passkeyResponse: unknown) => as(t, person).post(`/api/auth/identities/${provider.id}/link`, { passkeyResponse })
+    expectFailure(await start(theirs.get(await options(), { credentialId: theirs.credentials[0]!.id })), 400, undefined, 'PASSKEY_REJECTED')
+    expectFailure(await start(mine.get(await options(), { userVerified: false })), 400, undefined, 'PASSKEY_REJECTED')
+    expect(await countWhere(t, 'activities', { user_id: person.id, activity: 'Failed passkey confirmation' })).toBe(2)
   })
 })
 

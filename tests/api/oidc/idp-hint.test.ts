@@ -3,7 +3,7 @@ import { type UpstreamProvider, startUpstreamProvider } from '../../support/upst
 import { continueAsSignedIn, exchangeCode, registerApplication, relyingParty, startAuthorization, TestBrowser } from '../../support/oidc'
 import { type SignedIn, useTestApp } from '../../support/test-app'
 import { ProviderBrowser } from '../helpers/provider-browser'
-import { as, expectSuccess } from '../helpers/requests'
+import { as, expectFailure, expectSuccess } from '../helpers/requests'
 import { quickSignIn, quickUser } from '../helpers/users'
 
 /**
@@ -63,6 +63,46 @@ describe('an app’s idp_hint', () => {
     const claims = (await exchangeCode(config, callback, started)).claims()!
     expect(claims.sub).toBe(person.id)
     expect(claims.amr).toEqual(['fed'])
+  })
+
+  it('with prompt=login, takes the provider sign-in made for this request as the new sign-in: one sign-in, not two', async () => {
+    const person = await quickUser(t, { name: 'Prompted Person' })
+    const subject = `prompted-${process.pid}`
+    await t.ctx.db.insertInto('federated_identities').values({ provider_id: provider.id, user_id: person.id, subject, email: null, linked_at: t.clock.now() }).execute()
+    // Signed in before the app's request: that sign-in is too old for prompt=login.
+    const before = expectSuccess(await t.login(person.email, person.password)).data as { accessToken: string; csrfToken: string }
+    t.clock.advance(5)
+
+    const application = await registerApplication(t.ctx, { firstParty: true })
+    const config = await relyingParty(t, application)
+    const appBrowser = new TestBrowser(t)
+    const started = await startAuthorization(config, application, { idp_hint: provider.id, prompt: 'login' })
+    const page = await appBrowser.follow(started.url.toString())
+    expect(page.searchParams.get('idp')).toBe(provider.id)
+    const uid = page.searchParams.get('interaction')!
+    const details = async (who?: { accessToken: string }) =>
+      expectSuccess(await appBrowser.request('GET', `/api/oidc/interactions/${uid}/details`, who ? { token: who.accessToken } : {})).data
+    // Signed out, or signed in before the request: the page must ask for a new sign-in.
+    expect((await details()).freshSignIn).toBe(true)
+    expect((await details(before)).freshSignIn).toBe(true)
+    expect((await details({ accessToken: 'not-a-token' })).freshSignIn).toBe(true)
+    const stale = await appBrowser.request('POST', `/api/oidc/interactions/${uid}/login`, { token: before.accessToken, csrf: before.csrfToken, body: {} })
+    expectFailure(stale, 409, undefined, 'FRESH_SIGN_IN_REQUIRED')
+
+    // The provider sign-in the page starts for this request is that new sign-in: not asked again.
+    upstream.signInAs({ sub: subject })
+    const back = `/login?interaction=${uid}`
+    const providerBrowser = new ProviderBrowser(t)
+    const signedIn = expectSuccess(await providerBrowser.complete(await providerBrowser.signIn(provider.id, `?returnTo=${encodeURIComponent(back)}`))).data
+    expect(signedIn).toMatchObject({ user: { id: person.id }, returnTo: back })
+    expect((await details(signedIn)).freshSignIn).toBe(false)
+    const steps: string[] = []
+    const callback = await continueAsSignedIn(appBrowser, new URL(back, t.config.appUrl), signedIn, { steps })
+    expect(steps).toEqual(['login'])
+    const claims = (await exchangeCode(config, callback, started)).claims()!
+    expect(claims.sub).toBe(person.id)
+    expect(claims.amr).toEqual(['fed'])
+    expect(claims.auth_time).toBeGreaterThanOrEqual(Math.floor(t.clock.now().getTime() / 1000) - 1)
   })
 
   it('is no hint when it names no enabled provider: the sign-in page as always', async () => {

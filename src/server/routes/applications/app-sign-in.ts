@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { appSignInDetailsSchema, appSignInStepSchema, interactionParamsSchema } from '~shared/schemas/app-sign-in'
+import { checkSession } from '~server/auth/session-check'
 import type { AppContext } from '~server/context'
 import { requireAuth } from '~server/http/auth-guard'
 import { envelope, failures, ok } from '~server/http/envelope'
@@ -25,7 +26,11 @@ export function appSignInRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       '/oidc/interactions/:uid/details',
       { schema: { params: interactionParamsSchema, response: { 200: envelope(appSignInDetailsSchema), ...failures(404, 503) } } },
-      async (request, reply) => ok(await describeAppSignIn(ctx, { req: request.raw, res: reply.raw }, request.params.uid)),
+      async (request, reply) => {
+        // Public (the page asks before anyone signs in); a signed-in page's session, when valid, is looked at.
+        const signedIn = request.headers.authorization ? await checkSession(ctx, request.headers.authorization).catch(() => null) : null
+        return ok(await describeAppSignIn(ctx, { req: request.raw, res: reply.raw }, request.params.uid, signedIn?.sessionId))
+      },
     )
 
     app.post(

@@ -19,7 +19,7 @@ export function linkedIdentityRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/auth/identities/:providerId/link',
       { schema: { params: providerParamsSchema, body: startLinkSchema, response: { 200: envelope(startLinkResultSchema), ...failures(400, 401, 403, 404, 429, 503) } } },
       async (request, reply) => {
-        const started = await startLink(ctx, { user: requireAuth(request).user, providerId: request.params.providerId, password: request.body.password, ip: request.ip })
+        const started = await startLink(ctx, { user: requireAuth(request).user, providerId: request.params.providerId, ...request.body, ip: request.ip })
         setFederationCookie(ctx, reply, started.cookie)
         return ok({ url: started.url })
       },

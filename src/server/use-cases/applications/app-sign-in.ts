@@ -47,15 +47,35 @@ function needsFreshSignIn(interaction: Interaction): boolean {
   return interaction.prompt.name === 'login' && (reasons(interaction).includes('login_prompt') || reasons(interaction).includes('max_age'))
 }
 
-export async function describeAppSignIn(ctx: AppContext, raw: RawExchange, uid: string): Promise<AppSignInDetails> {
+/**
+ * Whether a sign-in made at `signedInAt` is too old for what the request asks: `prompt=login`
+ * takes only a sign-in made after the request began (a provider sign-in the sign-in page started
+ * for this very request, with `idp_hint`, is one: decision 0509), `max_age` one within its seconds.
+ */
+function signInTooOld(ctx: AppContext, interaction: Interaction, signedInAt: number): boolean {
+  if (interaction.prompt.name !== 'login') return false
+  const why = reasons(interaction)
+  // The session's age by the product's clock; the request's by the engine's (the system's).
+  const sessionAge = ctx.clock().getTime() - signedInAt
+  const requestAge = Date.now() - interaction.iat * 1000
+  return (why.includes('login_prompt') && sessionAge > requestAge + 1000) || (why.includes('max_age') && sessionAge > Number(interaction.params.max_age) * 1000)
+}
+
+/**
+ * What the sign-in page shows for the request. `freshSignIn` says the page must ask for a new
+ * sign-in even of someone signed in; not of the caller (`sessionId`, when the page is signed in)
+ * whose own sign-in already answers the request, so that it is asked once.
+ */
+export async function describeAppSignIn(ctx: AppContext, raw: RawExchange, uid: string, sessionId?: string | undefined): Promise<AppSignInDetails> {
   const { interaction, client, appName } = await loadInteraction(ctx, raw, uid)
   const why = reasons(interaction)
+  const session = sessionId ? await ctx.db.selectFrom('sessions').select('created_at').where('id', '=', sessionId).executeTakeFirst() : undefined
   const refused = interaction.prompt.name === 'login' && why.includes('access_refused') && !why.includes('no_session') && !why.includes('product_session_ended')
   return {
     uid,
     app: { id: client.clientId, name: appName, firstParty: isFirstParty(client) },
     prompt: interaction.prompt.name === 'consent' ? 'consent' : 'login',
-    freshSignIn: needsFreshSignIn(interaction),
+    freshSignIn: needsFreshSignIn(interaction) && (!session || signInTooOld(ctx, interaction, session.created_at.getTime())),
     scopes: String(interaction.params.scope ?? 'openid')
       .split(' ')
       .filter(Boolean),
@@ -103,14 +123,7 @@ export async function finishAppSignIn(ctx: AppContext, raw: RawExchange, uid: st
   if (!accountMayUseApp(auth.user, client)) throw forbidden(`You do not have access to ${appName}`, 'APP_ACCESS_DENIED')
   const session = await ctx.db.selectFrom('sessions').select(['created_at', 'amr']).where('id', '=', auth.sessionId).executeTakeFirstOrThrow()
   const signedInAt = session.created_at.getTime()
-  const why = reasons(interaction)
-  if (interaction.prompt.name === 'login') {
-    // The session's age by the product's clock; the request's by the engine's (the system's).
-    const sessionAge = ctx.clock().getTime() - signedInAt
-    const requestAge = Date.now() - interaction.iat * 1000
-    const stale = (why.includes('login_prompt') && sessionAge > requestAge + 1000) || (why.includes('max_age') && sessionAge > Number(interaction.params.max_age) * 1000)
-    if (stale) throw conflict(`Sign in again to continue to ${appName}`, 'FRESH_SIGN_IN_REQUIRED')
-  }
+  if (signInTooOld(ctx, interaction, signedInAt)) throw conflict(`Sign in again to continue to ${appName}`, 'FRESH_SIGN_IN_REQUIRED')
   const result = {
     login: { accountId: auth.user.id, ts: Math.floor(signedInAt / 1000), amr: session.amr ?? ['pwd'], remember: true },
     productSessionId: auth.sessionId,

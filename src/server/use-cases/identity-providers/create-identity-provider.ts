@@ -1,11 +1,4 @@
-import {
-  DEFAULT_GITHUB_BASE_URL,
-  DEFAULT_GITHUB_SCOPES,
-  DEFAULT_MICROSOFT_TENANT,
-  DEFAULT_OIDC_SCOPES,
-  type IdentityProvider,
-  type NewIdentityProvider,
-} from '~shared/schemas/identity-providers'
+import { type IdentityProvider, kindDefaults, type NewIdentityProvider } from '~shared/schemas/identity-providers'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { insertProvider, newProviderId, toIdentityProvider } from '~server/data/identity-providers/identity-providers'
@@ -15,12 +8,13 @@ import { stillActiveAdmin } from '~server/use-cases/users/admin-rules'
 /**
  * Adds an identity provider. Its client secret is sealed before it is stored (decision 0510) and
  * never shown again; an `oidc` provider's issuer must answer discovery. The defaults are the
- * contract's: shown on the sign-in page, `trustEmail` only for Google, no sign-up, CLIENT.
+ * contract's: shown on the sign-in page, `trustEmail` only for Google, no sign-up, CLIENT; a
+ * tenant, scopes or GitHub address left out or null is the kind's (`kindDefaults`).
  */
 export async function createIdentityProvider(ctx: AppContext, action: ProviderAction, input: NewIdentityProvider): Promise<IdentityProvider> {
   await requireAnsweringIssuer(input.issuer)
   requireReadableSamlMetadata(input.samlMetadataXml)
-  const github = input.kind === 'github'
+  const defaults = kindDefaults(input.kind)
   return commitChange(ctx, async (c) => {
     await stillActiveAdmin(c.trx, action.actorId)
     await requireFreeDomains(c.trx, input.emailDomains, null)
@@ -31,11 +25,11 @@ export async function createIdentityProvider(ctx: AppContext, action: ProviderAc
       enabled: input.enabled ?? true,
       show_on_sign_in: input.showOnSignIn ?? true,
       issuer: input.kind === 'oidc' ? input.issuer! : null,
-      tenant: input.kind === 'microsoft' ? (input.tenant ?? DEFAULT_MICROSOFT_TENANT) : null,
+      tenant: input.tenant ?? defaults.tenant,
       client_id: input.clientId ?? null,
       client_secret_sealed: input.clientSecret === undefined ? null : ctx.providerSecretSealer.seal(input.clientSecret),
-      scopes: input.kind === 'saml' ? null : (input.scopes ?? [...(github ? DEFAULT_GITHUB_SCOPES : DEFAULT_OIDC_SCOPES)]),
-      base_url: github ? (input.baseUrl ?? DEFAULT_GITHUB_BASE_URL) : null,
+      scopes: input.scopes ?? defaults.scopes,
+      base_url: input.baseUrl ?? defaults.baseUrl,
       saml_metadata_xml: input.samlMetadataXml ?? null,
       saml_email_attribute: input.samlEmailAttribute ?? null,
       saml_name_attribute: input.samlNameAttribute ?? null,

@@ -3,6 +3,7 @@ import {
   type IdentityProviderKind,
   type IdentityProviderUpdate,
   identityProviderMessages,
+  kindDefaults,
   kindFieldIssues,
 } from '~shared/schemas/identity-providers'
 import { commitChange } from '~server/change'
@@ -38,7 +39,8 @@ const text = (value: unknown): string | null => (value === null || value === und
 
 /**
  * An admin's edit of a provider. Its kind cannot change, and a field its kind does not take is
- * refused at the field. A new client secret replaces the old one (sealed; the entry says only that
+ * refused at the field; `null` for a tenant, scopes or GitHub address puts the kind's default back.
+ * A new client secret replaces the old one (sealed; the entry says only that
  * it was replaced). A disabled provider signs nobody in from this commit on; its links stay.
  */
 export async function editIdentityProvider(ctx: AppContext, action: ProviderAction, id: string, requested: IdentityProviderUpdate): Promise<IdentityProvider> {
@@ -53,10 +55,12 @@ export async function editIdentityProvider(ctx: AppContext, action: ProviderActi
     if (issues.length > 0) throw fieldErrors(issues)
     await requireFreeDomains(c.trx, requested.emailDomains, id)
 
+    // `null` for a field with a default: back to the kind's default (decision 0519).
+    const defaults = kindDefaults(kind)
     const values: Partial<ProviderValues> = {}
     const changes: { field: string; from: string | null; to: string | null }[] = []
     for (const [field, column] of Object.entries(COLUMNS) as [Field, (typeof COLUMNS)[Field]][]) {
-      const next = requested[field]
+      const next = requested[field] === null && Object.hasOwn(defaults, field) ? defaults[field as keyof typeof defaults] : requested[field]
       if (next === undefined || text(next) === text(current[column])) continue
       Object.assign(values, { [column]: next })
       changes.push({ field, from: text(current[column]), to: text(next) })

@@ -13,9 +13,9 @@ import { deleteAccountAppData, deleteAccountRow, detachActivity } from '~server/
 import { recordPasskeyUse } from '~server/data/passkeys/passkeys'
 import { claimTotpStep, findTotp, hasUnusedRecoveryCode, useRecoveryCode } from '~server/data/two-factor/second-factors'
 import { findCredentialsByEmail, lockUserRow } from '~server/data/users/users'
-import { badRequest, conflict, fieldErrors, forbidden, type HttpError, unauthorized } from '~server/http/errors'
+import { conflict, fieldErrors, forbidden, type HttpError, unauthorized } from '~server/http/errors'
 import { RULES } from '~server/rate-limit/rules'
-import { checkPasskeyConfirmation, type PasskeyProof } from '~server/use-cases/passkeys/passkey-confirmation'
+import { checkPasskeyConfirmation, type PasskeyProof, passkeyRejected } from '~server/use-cases/passkeys/passkey-confirmation'
 
 /**
  * A person deletes their own account (contract section 15, docs/decisions/0561).
@@ -53,7 +53,6 @@ const wrongPassword = () => fieldErrors([{ field: 'password', message: 'Current 
 /** Under the field the code was given in (`code` when none was). */
 const invalidCode = (input: Pick<DeleteAccountInput, 'recoveryCode'>) =>
   fieldErrors([{ field: input.recoveryCode !== undefined ? 'recoveryCode' : 'code', message: deleteAccountMessages.invalidCode }])
-const passkeyRejected = () => badRequest('The passkey could not be verified. Please try again.', 'PASSKEY_REJECTED')
 
 /** The second step's claim, made in the deletion's transaction (so no code is used by a deletion that failed). */
 type SecondStep = { kind: 'totp'; step: number } | { kind: 'recovery'; hash: Buffer } | { kind: 'passkey'; proof: PasskeyProof } | { kind: 'none' }

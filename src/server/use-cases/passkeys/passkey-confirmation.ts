@@ -8,6 +8,7 @@ import { challengeOf, relyingParty, userHandleMatches } from '~server/auth/relyi
 import { CHALLENGE_TTL_SECONDS, consumeChallenge, storeChallenge } from '~server/auth/webauthn-challenges'
 import type { AppContext } from '~server/context'
 import { findOwnPasskeyForConfirmation, userCredentialDescriptors } from '~server/data/passkeys/passkeys'
+import { badRequest } from '~server/http/errors'
 import { RULES } from '~server/rate-limit/rules'
 
 /**
@@ -63,3 +64,6 @@ export async function checkPasskeyConfirmation(ctx: AppContext, input: { userId:
   if (!verification?.verified || !userHandleMatches(response.response.userHandle, userId)) return null
   return { id: passkey.id, previousCounter, counter: verification.authenticationInfo.newCounter }
 }
+
+/** The answer to a passkey confirmation that did not pass, whatever the action it was to confirm. */
+export const passkeyRejected = () => badRequest('The passkey could not be verified. Please try again.', 'PASSKEY_REJECTED')

@@ -23,3 +23,12 @@ export function useAppUrl() {
 export function redirectUriOf(appUrl: string, providerId: string): string {
   return `${appUrl}/api/auth/federation/${encodeURIComponent(providerId)}/callback`
 }
+
+/**
+ * A SAML provider's addresses at this product: its entity ID, which is also where assertions are
+ * posted (the ACS URL), and its service-provider metadata (contract section 10).
+ */
+export function samlAddressesOf(appUrl: string, providerId: string): { entityId: string; metadataUrl: string } {
+  const entityId = `${appUrl}/api/auth/federation/${encodeURIComponent(providerId)}/saml`
+  return { entityId, metadataUrl: `${entityId}/metadata` }
+}

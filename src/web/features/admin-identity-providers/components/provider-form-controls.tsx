@@ -2,13 +2,15 @@ import { useId } from 'react'
 import Plus from 'lucide-react/icons/plus'
 import Trash2 from 'lucide-react/icons/trash-2'
 import { ROLES, type Role } from '~shared/constants'
-import type { RoleRule } from '~shared/schemas/identity-providers'
+import { DEFAULT_SAML_EMAIL_ATTRIBUTES, DEFAULT_SAML_NAME_ATTRIBUTES, type RoleRule } from '~shared/schemas/identity-providers'
+import { Alert } from '~web/components/ui/alert'
 import { Button } from '~web/components/ui/button'
 import { Field } from '~web/components/ui/field'
-import { Input, Select } from '~web/components/ui/input'
+import { controlClass, Input, Select } from '~web/components/ui/input'
 import { useI18n } from '~web/lib/i18n'
+import { cn } from '~web/lib/cn'
 
-/** The sign-in method form's own controls: a field's message, a URL input, a checkbox with its hint, the role rules. */
+/** The sign-in method form's own controls: a field's message, a URL input, a checkbox with its hint, the role rules, SAML's fields. */
 
 export function FieldMessage({ message }: { message: string }) {
   const { tm } = useI18n()
@@ -134,5 +136,68 @@ export function RoleRules({ rules, error, onChange }: { rules: RoleRule[]; error
       </Button>
       {error ? <FieldMessage message={error} /> : null}
     </fieldset>
+  )
+}
+
+type SamlField = 'samlMetadataXml' | 'samlEmailAttribute' | 'samlNameAttribute'
+
+/**
+ * SAML's fields: the identity provider's metadata, pasted into a large box, and the names of the
+ * attributes that carry the e-mail address and the name (empty: the contract's lists, begun in the
+ * placeholder and whole in the hint, as the placeholder would be cut off). A new provider's entity
+ * ID and ACS URL hold its id: said to come once it is added.
+ */
+export function SamlFields({
+  values,
+  errors,
+  saved,
+  onChange,
+}: {
+  values: Record<SamlField, string>
+  errors: Partial<Record<SamlField, string>>
+  saved: boolean
+  onChange: (field: SamlField, value: string) => void
+}) {
+  const { t } = useI18n()
+  return (
+    <>
+      {saved ? null : <Alert tone="info">{t('signInMethods.samlAddressesLater')}</Alert>}
+      <Field label={t('signInMethods.fields.samlMetadataXml')} hint={t('signInMethods.samlMetadataHint')} error={errors.samlMetadataXml}>
+        <textarea
+          data-field="samlMetadataXml"
+          rows={10}
+          spellCheck={false}
+          autoComplete="off"
+          className={cn(controlClass, 'h-auto min-h-40 py-2 font-mono text-xs')}
+          placeholder={'<md:EntityDescriptor entityID="…">'}
+          value={values.samlMetadataXml}
+          onChange={(event) => onChange('samlMetadataXml', event.target.value)}
+        />
+      </Field>
+      {(
+        [
+          ['samlEmailAttribute', DEFAULT_SAML_EMAIL_ATTRIBUTES],
+          ['samlNameAttribute', DEFAULT_SAML_NAME_ATTRIBUTES],
+        ] as const
+      ).map(([field, defaults]) => (
+        <Field
+          key={field}
+          label={t(`signInMethods.fields.${field}`)}
+          optional
+          hint={<span className="break-words">{t('signInMethods.samlAttributeHint', { names: defaults.join(', ') })}</span>}
+          error={errors[field]}
+        >
+          <Input
+            data-field={field}
+            autoComplete="off"
+            spellCheck={false}
+            className="font-mono"
+            placeholder={`${defaults.slice(0, 2).join(', ')}, …`}
+            value={values[field]}
+            onChange={(event) => onChange(field, event.target.value)}
+          />
+        </Field>
+      ))}
+    </>
   )
 }

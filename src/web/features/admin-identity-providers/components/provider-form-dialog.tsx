@@ -11,7 +11,6 @@ import {
   type RoleRule,
   updateIdentityProviderSchema,
 } from '~shared/schemas/identity-providers'
-import { CopyField } from '~web/components/copy-field'
 import { Button } from '~web/components/ui/button'
 import { Dialog } from '~web/components/ui/dialog'
 import { Field } from '~web/components/ui/field'
@@ -21,7 +20,8 @@ import { isApiError, toastFailure } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
 import { useCreateIdentityProvider, useUpdateIdentityProvider } from '../api/identity-providers'
-import { Check, FieldMessage, RoleRules, UrlInput } from './provider-form-controls'
+import { ProviderAddresses } from './provider-addresses'
+import { Check, FieldMessage, RoleRules, SamlFields, UrlInput } from './provider-form-controls'
 
 const FIELDS = [
   'name',
@@ -32,6 +32,9 @@ const FIELDS = [
   'clientId',
   'clientSecret',
   'scopes',
+  'samlMetadataXml',
+  'samlEmailAttribute',
+  'samlNameAttribute',
   'emailDomains',
   'trustEmail',
   'allowSignUp',
@@ -54,6 +57,10 @@ interface Values {
   clientSecret: string
   /** Space- or comma-separated; empty: the kind's default scopes. */
   scopes: string
+  /** SAML: the identity provider's metadata, pasted; the attributes' names (empty: the default lists). */
+  samlMetadataXml: string
+  samlEmailAttribute: string
+  samlNameAttribute: string
   /** Space-, comma- or line-separated. */
   emailDomains: string
   trustEmail: boolean
@@ -65,6 +72,10 @@ interface Values {
 }
 
 const words = (text: string) => text.split(/[\s,]+/).filter(Boolean)
+/** The kind fields typed as text. */
+const TEXT_FIELDS = ['issuer', 'tenant', 'baseUrl', 'clientId', 'clientSecret', 'samlMetadataXml', 'samlEmailAttribute', 'samlNameAttribute'] as const
+/** The kind fields an emptied edit puts back to their default with null. */
+const DEFAULTED_FIELDS = ['tenant', 'baseUrl', 'scopes', 'samlEmailAttribute', 'samlNameAttribute'] as const
 
 function valuesOf(provider: IdentityProvider | null): Values {
   return {
@@ -76,6 +87,9 @@ function valuesOf(provider: IdentityProvider | null): Values {
     clientId: provider?.clientId ?? '',
     clientSecret: '',
     scopes: provider?.scopes?.join(' ') ?? '',
+    samlMetadataXml: provider?.samlMetadataXml ?? '',
+    samlEmailAttribute: provider?.samlEmailAttribute ?? '',
+    samlNameAttribute: provider?.samlNameAttribute ?? '',
     emailDomains: provider?.emailDomains.join(', ') ?? '',
     trustEmail: provider?.trustEmail ?? false,
     allowSignUp: provider?.allowSignUp ?? false,
@@ -87,17 +101,18 @@ function valuesOf(provider: IdentityProvider | null): Values {
 }
 
 /**
- * The request body: only the fields the kind takes (any other is a 400), an empty optional text
- * left out (the server's default applies), and on an edit an empty secret left out (kept).
+ * The request body: only the fields the kind takes (any other is a 400), an empty secret or
+ * metadata left out (on an edit: kept), an empty tenant, GitHub address, scopes or SAML attribute
+ * left out of a new provider and sent as null by an edit: either way the kind's default (decision 0519).
  */
-function bodyOf(values: Values): CreateIdentityProviderInput {
+function bodyOf(values: Values, editing: boolean): CreateIdentityProviderInput {
   const takes = KIND_FIELDS[values.kind].takes
   const kindFields: Partial<Record<KindField, unknown>> = {}
-  const text = (field: 'issuer' | 'tenant' | 'baseUrl' | 'clientId' | 'clientSecret') => {
+  for (const field of TEXT_FIELDS) {
     if (takes.includes(field) && values[field].trim() !== '') kindFields[field] = field === 'clientSecret' ? values[field] : values[field].trim()
   }
-  for (const field of ['issuer', 'tenant', 'baseUrl', 'clientId', 'clientSecret'] as const) text(field)
   if (takes.includes('scopes') && words(values.scopes).length > 0) kindFields.scopes = words(values.scopes)
+  for (const field of DEFAULTED_FIELDS) if (editing && takes.includes(field) && kindFields[field] === undefined) kindFields[field] = null
   return {
     kind: values.kind,
     name: values.name,
@@ -131,7 +146,7 @@ function errorsOf(problems: { field: string; message: string }[]): Errors {
 export function ProviderFormDialog({
   open,
   provider,
-  redirectUri,
+  appUrl,
   onClose,
   onCreated,
   returnFocus,
@@ -139,7 +154,8 @@ export function ProviderFormDialog({
   open: boolean
   /** The provider edited; null for a new one. */
   provider: IdentityProvider | null
-  redirectUri: (provider: IdentityProvider) => string | null
+  /** APP_URL as the server names it (null until known): the addresses to paste into the provider's console. */
+  appUrl: string | null
   onClose: () => void
   onCreated: (provider: IdentityProvider) => void
   returnFocus?: () => HTMLElement | null
@@ -153,19 +169,19 @@ export function ProviderFormDialog({
       title={provider ? t('signInMethods.editTitle') : t('signInMethods.createTitle')}
       description={provider ? t('signInMethods.editDescription', { name: provider.name }) : t('signInMethods.createDescription')}
     >
-      {open ? <ProviderForm provider={provider} redirectUri={provider ? redirectUri(provider) : null} onClose={onClose} onCreated={onCreated} /> : null}
+      {open ? <ProviderForm provider={provider} appUrl={appUrl} onClose={onClose} onCreated={onCreated} /> : null}
     </Dialog>
   )
 }
 
 function ProviderForm({
   provider,
-  redirectUri,
+  appUrl,
   onClose,
   onCreated,
 }: {
   provider: IdentityProvider | null
-  redirectUri: string | null
+  appUrl: string | null
   onClose: () => void
   onCreated: (provider: IdentityProvider) => void
 }) {
@@ -186,7 +202,7 @@ function ProviderForm({
 
   const submit = async (event: FormEvent) => {
     event.preventDefault()
-    const body = bodyOf(values)
+    const body = bodyOf(values, !!provider)
     const checked = (provider ? updateIdentityProviderSchema : createIdentityProviderSchema).safeParse(body)
     if (!checked.success) {
       showErrors(errorsOf(checked.error.issues.map((issue) => ({ field: issue.path.join('.'), message: issue.message }))))
@@ -216,7 +232,7 @@ function ProviderForm({
 
   return (
     <form noValidate onSubmit={(event) => void submit(event)} className="space-y-4">
-      {redirectUri ? <CopyField label={t('signInMethods.redirectUri')} value={redirectUri} /> : null}
+      {provider && appUrl ? <ProviderAddresses appUrl={appUrl} provider={provider} /> : null}
       <fieldset className="space-y-2">
         <legend className="mb-1.5 text-sm font-medium text-fg">{t('signInMethods.fields.kind')}</legend>
         <div className="flex flex-wrap gap-x-4 gap-y-2">
@@ -262,23 +278,33 @@ function ProviderForm({
           <UrlInput field="baseUrl" value={values.baseUrl} placeholder="https://github.com" onChange={(value) => set('baseUrl', value)} />
         </Field>
       ) : null}
-      <Field label={t('signInMethods.fields.clientId')} error={errors.clientId}>
-        <Input
-          data-field="clientId"
-          autoComplete="off"
-          spellCheck={false}
-          className="font-mono"
-          value={values.clientId}
-          onChange={(event) => set('clientId', event.target.value)}
-        />
-      </Field>
-      <Field
-        label={t('signInMethods.fields.clientSecret')}
-        hint={provider?.hasClientSecret ? t('signInMethods.secretKeep') : t('signInMethods.secretHint')}
-        error={errors.clientSecret}
-      >
-        <PasswordInput data-field="clientSecret" autoComplete="new-password" value={values.clientSecret} onChange={(event) => set('clientSecret', event.target.value)} />
-      </Field>
+      {takes('clientId') ? (
+        <Field label={t('signInMethods.fields.clientId')} error={errors.clientId}>
+          <Input
+            data-field="clientId"
+            autoComplete="off"
+            spellCheck={false}
+            className="font-mono"
+            value={values.clientId}
+            onChange={(event) => set('clientId', event.target.value)}
+          />
+        </Field>
+      ) : null}
+      {takes('clientSecret') ? (
+        <Field
+          label={t('signInMethods.fields.clientSecret')}
+          hint={provider?.hasClientSecret ? t('signInMethods.secretKeep') : t('signInMethods.secretHint')}
+          error={errors.clientSecret}
+        >
+          <PasswordInput
+            data-field="clientSecret"
+            autoComplete="new-password"
+            value={values.clientSecret}
+            onChange={(event) => set('clientSecret', event.target.value)}
+          />
+        </Field>
+      ) : null}
+      {takes('samlMetadataXml') ? <SamlFields values={values} errors={errors} saved={!!provider} onChange={(field, value) => set(field, value)} /> : null}
       {takes('scopes') ? (
         <Field label={t('signInMethods.fields.scopes')} optional hint={t('signInMethods.scopesHint')} error={errors.scopes}>
           <Input

@@ -2,7 +2,6 @@ import { useRef, useState } from 'react'
 import Plus from 'lucide-react/icons/plus'
 import type { IdentityProvider } from '~shared/schemas/identity-providers'
 import { ConfirmDialog } from '~web/components/confirm-dialog'
-import { CopyField } from '~web/components/copy-field'
 import { Button } from '~web/components/ui/button'
 import { Card, CardContent } from '~web/components/ui/card'
 import { Dialog } from '~web/components/ui/dialog'
@@ -12,8 +11,9 @@ import { ErrorState } from '~web/components/ui/states'
 import { toastFailure } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
-import { redirectUriOf, useAppUrl } from '../api/app-url'
+import { useAppUrl } from '../api/app-url'
 import { useDeleteIdentityProvider, useIdentityProviders, useUpdateIdentityProvider } from '../api/identity-providers'
+import { ProviderAddresses } from './provider-addresses'
 import { ProviderFormDialog } from './provider-form-dialog'
 import { type ProviderAction, ProvidersTable } from './providers-table'
 
@@ -35,7 +35,6 @@ export function SignInMethodsPage() {
   const area = useRef<HTMLDivElement>(null)
   const returnTo = useRef<string | null>(null)
   const providers = query.data ?? []
-  const redirectUri = (provider: IdentityProvider) => (appUrl.data ? redirectUriOf(appUrl.data, provider.id) : null)
 
   const returnFocus = () => {
     const root = area.current
@@ -108,7 +107,7 @@ export function SignInMethodsPage() {
       <ProviderFormDialog
         open={!!form}
         provider={form?.provider ?? null}
-        redirectUri={redirectUri}
+        appUrl={appUrl.data ?? null}
         onClose={() => setForm(null)}
         onCreated={(provider) => {
           returnTo.current = provider.id
@@ -122,12 +121,12 @@ export function SignInMethodsPage() {
         onOpenChange={(open) => (open ? undefined : setCreated(null))}
         returnFocus={returnFocus}
         title={t('signInMethods.createdTitle')}
-        description={created ? t('signInMethods.createdText', { name: created.name }) : undefined}
+        description={created ? t(created.kind === 'saml' ? 'signInMethods.createdTextSaml' : 'signInMethods.createdText', { name: created.name }) : undefined}
       >
         {created ? (
           <div className="space-y-4">
-            {redirectUri(created) ? (
-              <CopyField label={t('signInMethods.redirectUri')} value={redirectUri(created)!} />
+            {appUrl.data ? (
+              <ProviderAddresses appUrl={appUrl.data} provider={created} />
             ) : (
               <ErrorState message={t('signInMethods.addressError')} onRetry={() => void appUrl.refetch()} />
             )}

@@ -2,6 +2,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/r
 import type { LinkedIdentity } from '~shared/schemas/federation'
 import type { SignInProvider } from '~shared/schemas/identity-providers'
 import { api } from '~web/lib/api-client'
+import { confirmWithPasskey } from './own-data'
 
 /** Linked sign-in methods (contract section 10): the list, unlinking, and starting a link. */
 
@@ -40,9 +41,14 @@ export function useUnlinkIdentity() {
   return useMutation({ mutationFn: unlinkIdentity, onSuccess: () => queryClient.invalidateQueries({ queryKey: IDENTITIES_KEY }) })
 }
 
-/** POST /auth/identities/:providerId/link with the password: where to send the browser to link that provider. */
-export async function startLink({ providerId, password }: { providerId: string; password: string }): Promise<string> {
-  const { data } = await api.post<{ url: string }>(`/auth/identities/${encodeURIComponent(providerId)}/link`, { password })
+/**
+ * POST /auth/identities/:providerId/link with the password, or with a passkey's answer to the
+ * owner's confirmation challenge (`'passkey'`: the browser's ceremony runs first): where to send
+ * the browser to link that provider.
+ */
+export async function startLink({ providerId, proof }: { providerId: string; proof: { password: string } | 'passkey' }): Promise<string> {
+  const body = proof === 'passkey' ? { passkeyResponse: await confirmWithPasskey() } : proof
+  const { data } = await api.post<{ url: string }>(`/auth/identities/${encodeURIComponent(providerId)}/link`, body)
   return data.url
 }
 

@@ -17,10 +17,10 @@ import { browserNavigation } from '~web/lib/app-interaction'
 import { paths } from '~web/config/paths'
 import { useConnectedApps } from '../api/connected-apps'
 import { providerSignInUrl, useLinkedIdentities } from '../api/linked-identities'
-import { PasskeyConfirmationError, useDeleteMyAccount } from '../api/own-data'
+import { useDeleteMyAccount } from '../api/own-data'
 import { usePasskeys } from '../api/passkeys'
 import { useTwoFactorStatus } from '../api/two-factor'
-import { passkeyProblemOf } from '../passkey-problem'
+import { passkeyConfirmationProblem } from '../passkey-problem'
 
 type SecondStep = 'none' | 'totp' | 'recovery'
 
@@ -94,8 +94,8 @@ function DeleteAccountForm({ onCancel }: { onCancel: () => void }) {
       await remove.mutateAsync('passkey')
       deleted()
     } catch (error) {
-      if (error instanceof PasskeyConfirmationError)
-        return setProblem(passkeyProblemOf(error.cause) === 'cancelled' ? 'ownData.passkeyCancelled' : 'ownData.passkeyFailed')
+      const inBrowser = passkeyConfirmationProblem(error)
+      if (inBrowser) return setProblem(inBrowser)
       if (isApiError(error) && error.code === 'PASSKEY_REJECTED') return setProblem('ownData.passkeyRejected')
       toastFailure(error, t('ownData.failed'))
     }

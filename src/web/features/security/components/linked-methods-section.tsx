@@ -11,17 +11,21 @@ import { Spinner } from '~web/components/ui/spinner'
 import { ErrorState } from '~web/components/ui/states'
 import { browserNavigation } from '~web/lib/app-interaction'
 import { isApiError, toastFailure } from '~web/lib/failures'
-import { useI18n } from '~web/lib/i18n'
+import { type TranslationKey, useI18n } from '~web/lib/i18n'
 import { formatDate } from '~web/lib/time'
 import { notify } from '~web/lib/toast'
+import { browserHasWebAuthn } from '~web/lib/webauthn'
 import { startLink, useLinkedIdentities, useSignInProviders, useUnlinkIdentity } from '../api/linked-identities'
+import { usePasskeys } from '../api/passkeys'
+import { passkeyConfirmationProblem } from '../passkey-problem'
 import { PasswordConfirmForm } from './password-confirm-form'
 
 /**
  * Profile → Security, "Linked sign-in methods": the identities at other providers that sign this
  * account in, each with when it was linked and last used, and Unlink (the server refuses the last
  * way in, and its message is shown); then Link for each enabled provider not linked yet, which asks
- * for the password first and sends the browser to the provider, back here once linked.
+ * for the password or a passkey first (either, when the account has both) and sends the browser to
+ * the provider, back here once linked.
  */
 export function LinkedMethodsSection() {
   const { t, tm } = useI18n()
@@ -31,6 +35,9 @@ export function LinkedMethodsSection() {
   const [unlinking, setUnlinking] = useState<LinkedIdentity | null>(null)
   const [refusal, setRefusal] = useState<string | null>(null)
   const [linking, setLinking] = useState<SignInProvider | null>(null)
+  const passkeys = usePasskeys()
+  const [withWebAuthn] = useState(browserHasWebAuthn)
+  const canUsePasskey = withWebAuthn && (passkeys.data?.length ?? 0) > 0
 
   const confirmUnlink = async () => {
     if (!unlinking) return
@@ -96,7 +103,7 @@ export function LinkedMethodsSection() {
       </CardContent>
       {linked.data && linkable.length > 0 ? (
         <CardFooter className="flex flex-wrap gap-2">
-          {linked.data.hasPassword ? (
+          {linked.data.hasPassword || canUsePasskey ? (
             linkable.map((provider) => (
               <Button key={provider.id} variant="outline" onClick={() => setLinking(provider)}>
                 {t('linkedMethods.link', { name: provider.name })}
@@ -123,15 +130,58 @@ export function LinkedMethodsSection() {
         title={linking ? t('linkedMethods.linkTitle', { name: linking.name }) : ''}
         description={linking ? t('linkedMethods.linkText', { name: linking.name }) : undefined}
       >
-        {linking ? (
-          <PasswordConfirmForm
-            id="link-provider-form"
-            submitLabel={t('linkedMethods.linkContinue')}
-            onConfirm={async (password) => browserNavigation.assign(await startLink({ providerId: linking.id, password }))}
-            onCancel={() => setLinking(null)}
-          />
-        ) : null}
+        {linking ? <LinkProof provider={linking} hasPassword={linked.data?.hasPassword ?? true} canUsePasskey={canUsePasskey} onCancel={() => setLinking(null)} /> : null}
       </Dialog>
     </Card>
+  )
+}
+
+/**
+ * The proof a link asks for: a passkey where the account has one and the browser can use it, the
+ * password where the account has one; the person chooses when both are there.
+ */
+function LinkProof({ provider, hasPassword, canUsePasskey, onCancel }: { provider: SignInProvider; hasPassword: boolean; canUsePasskey: boolean; onCancel: () => void }) {
+  const { t } = useI18n()
+  const [problem, setProblem] = useState<TranslationKey | null>(null)
+  const [busy, setBusy] = useState(false)
+
+  const withPasskey = async () => {
+    setProblem(null)
+    setBusy(true)
+    try {
+      browserNavigation.assign(await startLink({ providerId: provider.id, proof: 'passkey' }))
+    } catch (error) {
+      setBusy(false)
+      const inBrowser = passkeyConfirmationProblem(error)
+      if (inBrowser) return setProblem(inBrowser)
+      if (isApiError(error) && error.code === 'PASSKEY_REJECTED') return setProblem('linkedMethods.linkPasskeyRejected')
+      toastFailure(error, t('linkedMethods.linkFailed'))
+    }
+  }
+
+  return (
+    <div className="space-y-4">
+      {problem ? <Alert tone="error">{t(problem)}</Alert> : null}
+      {canUsePasskey ? (
+        <div className="space-y-3">
+          <Button variant={hasPassword ? 'outline' : 'primary'} onClick={() => void withPasskey()} disabled={busy}>
+            {t('ownData.usePasskey')}
+          </Button>
+          {hasPassword ? <p className="text-sm text-muted">{t('ownData.orPassword')}</p> : null}
+        </div>
+      ) : null}
+      {hasPassword ? (
+        <PasswordConfirmForm
+          id="link-provider-form"
+          submitLabel={t('linkedMethods.linkContinue')}
+          onConfirm={async (password) => browserNavigation.assign(await startLink({ providerId: provider.id, proof: { password } }))}
+          onCancel={onCancel}
+        />
+      ) : (
+        <Button variant="outline" onClick={onCancel}>
+          {t('common.cancel')}
+        </Button>
+      )}
+    </div>
   )
 }
