@@ -388,6 +388,33 @@ describe('the search indexes while an import runs (decision 0555)', () => {
     expect(said).toEqual([])
   })
 
+  // PGlite serves one connection at a time: nothing else can hold an index there while an import runs.
+  it.skipIf(!process.env.TEST_DATABASE_URL)('leave an index that a transaction holds as it is, and say so; the import goes on', async () => {
+    said.length = 0
+    // A transaction that has read the accounts holds their indexes until it ends.
+    const reader = await t.ctx.db.startTransaction().execute()
+    await sql`SELECT count(*) FROM users WHERE search_text LIKE '%nobody-at-all%'`.execute(reader)
+    let during: unknown[] = []
+    const { counts } = await withSearchIndexesDeferred(
+      t.ctx.db,
+      async () => {
+        during = await pendingLists()
+        await reader.commit().execute()
+        return importText('mern-ums', seedUserLine({ name: 'Ida Inuse', email: uniqueEmail('inuse'), password: 'x', cost: 4 }).line)
+      },
+      say,
+    )
+    expect(counts).toMatchObject({ imported: 1 })
+    expect(during).toEqual([
+      ['activities_search_weekly', true],
+      ['users_search_grams', false],
+      ['users_search_trgm', false],
+    ])
+    expect(said).toEqual(['The search indexes users_search_grams, users_search_trgm stayed as they were (in use): the import is slower.'])
+    expect(await pendingLists()).toEqual(SEARCH_INDEXES.map((name) => [name, false]))
+    expect(await leftInLists()).toBe(0)
+  })
+
   it('are set back when the import fails, and when an earlier import was killed before setting them back', async () => {
     // As a killed run leaves them.
     for (const index of SEARCH_INDEXES) await sql`ALTER INDEX ${sql.id(index)} SET (fastupdate = on)`.execute(t.ctx.db)
