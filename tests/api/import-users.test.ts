@@ -3,6 +3,7 @@ import { hash as argon2Hash } from '@node-rs/argon2'
 import phc from '@phc/format'
 import pbkdf2Phc from '@phc/pbkdf2'
 import bcryptjs from 'bcryptjs'
+import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { NATIVE_KIND } from '~server/auth/password'
 import { commitChange } from '~server/change'
@@ -11,6 +12,7 @@ import { readKeycloakUsers } from '~server/cli/import-users/formats/keycloak'
 import { readMernUsers } from '~server/cli/import-users/formats/mern-ums'
 import { retireUnusedPasswordKinds } from '~server/data/import-users/password-kinds'
 import { importAccounts } from '~server/use-cases/import-users/import-accounts'
+import { withSearchIndexesDeferred } from '~server/use-cases/import-users/search-indexes'
 import type { ImportFormat, ImportStore, LineNote } from '~server/use-cases/import-users/records'
 import { csvLine, keycloakCredential, keycloakRealm, seedUserLine } from '../support/import-files'
 import { type TestApp, useTestApp, uniqueEmail } from '../support/test-app'
@@ -334,5 +336,98 @@ describe('the import refuses, with the line and the reason', () => {
       [6, 'refused', 'password hash: scrypt parameters ln=24, r=8, p=1 are outside ln 1 to 20, r 1 to 32, p 1 to 16'],
     ])
     expect(await t.ctx.db.selectFrom('users').select('email').where('email', '=', good).executeTakeFirst()).toBeDefined()
+  })
+})
+
+describe('the search indexes while an import runs (decision 0555)', () => {
+  const SEARCH_INDEXES = ['activities_search_weekly', 'users_search_grams', 'users_search_trgm']
+  const pendingLists = async () => {
+    const { rows } = await sql<{ name: string; options: string[] | null }>`
+      SELECT relname AS name, reloptions AS options FROM pg_class WHERE relname IN ('activities_search_weekly', 'users_search_grams', 'users_search_trgm') ORDER BY relname
+    `.execute(t.ctx.db)
+    return rows.map((row) => [row.name, row.options?.includes('fastupdate=on') === true])
+  }
+  /** Pages a list still held (0: empty): emptying an empty list writes nothing. */
+  const leftInLists = async () => {
+    let pages = 0
+    for (const index of SEARCH_INDEXES) pages += Number((await sql<{ n: number }>`SELECT gin_clean_pending_list(${index}::regclass) AS n`.execute(t.ctx.db)).rows[0]!.n)
+    return pages
+  }
+  /** The accounts and "Imported from" entries the indexes find for a word (the planner made to use them). */
+  const foundThroughIndexes = (word: string) =>
+    t.ctx.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL enable_seqscan = off`.execute(trx)
+      await sql`SET LOCAL enable_indexscan = off`.execute(trx)
+      const users = await sql<{ email: string }>`SELECT email FROM users WHERE search_text LIKE ${`%${word}%`} ORDER BY email`.execute(trx)
+      const entries = await sql<{ n: string }>`SELECT count(*) AS n FROM activities WHERE search_text LIKE ${`%${word}%`}`.execute(trx)
+      return { users: users.rows.map((row) => row.email), entries: Number(entries.rows[0]!.n) }
+    })
+  const say = (text: string) => said.push(text)
+  const said: string[] = []
+
+  it('keep a pending list during the import and none after it; every imported account and entry is found through them', async () => {
+    const word = `zq${crypto.randomBytes(4).toString('hex')}`
+    const lines = [1, 2, 3].map((n) => seedUserLine({ name: `Idx ${word} ${n}`, email: `${word}-${n}@example.com`, password: 'x', cost: 4 }).line)
+    let during: unknown[] = []
+    const { counts } = await withSearchIndexesDeferred(
+      t.ctx.db,
+      async () => {
+        during = await pendingLists()
+        const imported = await importText('mern-ums', lines.join('\n'))
+        // Found while they sit in the pending lists too.
+        expect((await foundThroughIndexes(word)).users).toHaveLength(3)
+        return imported
+      },
+      say,
+    )
+    expect(counts).toMatchObject({ imported: 3 })
+    expect(during).toEqual(SEARCH_INDEXES.map((name) => [name, true]))
+    expect(await pendingLists()).toEqual(SEARCH_INDEXES.map((name) => [name, false]))
+    expect(await leftInLists()).toBe(0)
+    expect(await foundThroughIndexes(word)).toEqual({ users: [1, 2, 3].map((n) => `${word}-${n}@example.com`), entries: 3 })
+    expect(said).toEqual([])
+  })
+
+  // PGlite serves one connection at a time: nothing else can hold an index there while an import runs.
+  it.skipIf(!process.env.TEST_DATABASE_URL)('leave an index that a transaction holds as it is, and say so; the import goes on', async () => {
+    said.length = 0
+    // A transaction that has read the accounts holds their indexes until it ends.
+    const reader = await t.ctx.db.startTransaction().execute()
+    await sql`SELECT count(*) FROM users WHERE search_text LIKE '%nobody-at-all%'`.execute(reader)
+    let during: unknown[] = []
+    const { counts } = await withSearchIndexesDeferred(
+      t.ctx.db,
+      async () => {
+        during = await pendingLists()
+        await reader.commit().execute()
+        return importText('mern-ums', seedUserLine({ name: 'Ida Inuse', email: uniqueEmail('inuse'), password: 'x', cost: 4 }).line)
+      },
+      say,
+    )
+    expect(counts).toMatchObject({ imported: 1 })
+    expect(during).toEqual([
+      ['activities_search_weekly', true],
+      ['users_search_grams', false],
+      ['users_search_trgm', false],
+    ])
+    expect(said).toEqual(['The search indexes users_search_grams, users_search_trgm stayed as they were (in use): the import is slower.'])
+    expect(await pendingLists()).toEqual(SEARCH_INDEXES.map((name) => [name, false]))
+    expect(await leftInLists()).toBe(0)
+  })
+
+  it('are set back when the import fails, and when an earlier import was killed before setting them back', async () => {
+    // As a killed run leaves them.
+    for (const index of SEARCH_INDEXES) await sql`ALTER INDEX ${sql.id(index)} SET (fastupdate = on)`.execute(t.ctx.db)
+    const failure = withSearchIndexesDeferred(
+      t.ctx.db,
+      async () => {
+        await importText('mern-ums', seedUserLine({ name: 'Fay Fails', email: uniqueEmail('fails'), password: 'x', cost: 4 }).line)
+        throw new Error('the file went away')
+      },
+      say,
+    )
+    await expect(failure).rejects.toThrow('the file went away')
+    expect(await pendingLists()).toEqual(SEARCH_INDEXES.map((name) => [name, false]))
+    expect(await leftInLists()).toBe(0)
   })
 })

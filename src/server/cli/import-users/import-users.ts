@@ -14,6 +14,7 @@ import { ExplainedError } from '~server/explained-error'
 import { startRuntime } from '~server/runtime'
 import { importAccounts } from '~server/use-cases/import-users/import-accounts'
 import { importActivity } from '~server/use-cases/import-users/import-activity'
+import { withSearchIndexesDeferred } from '~server/use-cases/import-users/search-indexes'
 import { IMPORT_FORMATS, type ImportCounts, type ImportFormat, type ImportStore } from '~server/use-cases/import-users/records'
 import { readCsvAccounts } from './formats/csv'
 import { readKeycloakUsers } from './formats/keycloak'
@@ -166,7 +167,11 @@ async function importForReal(config: Config, options: Options, report: ImportRep
       write: (work) => commitChange(ctx, (change) => work({ trx: change.trx, now: change.now })),
       concurrency: ctx.dbKind === 'postgres' ? 2 : 1,
     }
-    return await run(store, ctx.db, options, report)
+    return await withSearchIndexesDeferred(
+      ctx.db,
+      () => run(store, ctx.db, options, report),
+      (text) => report.say(text),
+    )
   } finally {
     await runtime.close()
   }

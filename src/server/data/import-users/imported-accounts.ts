@@ -4,7 +4,7 @@ import type { Db } from '~server/db/types'
 
 /**
  * Rows of an import (migration 0021): the accounts that are already there, and a batch of new
- * accounts written set by set (one statement per table, whatever the batch's size), each with the
+ * accounts written set by set (one statement for the batch, whatever its size), each with the
  * record of where it came from and its "Imported from" activity entry.
  */
 
@@ -46,7 +46,10 @@ export interface NewImportedAccount {
 
 /**
  * Inserts the accounts, skipping any whose address an account took meanwhile (someone registering
- * on a running server): the ones inserted, by address.
+ * on a running server), with the `imported_accounts` row and the "Imported from" entry of each one
+ * inserted, in one statement (one round trip for the batch): the ones inserted, by address. The
+ * entries are inserted in the batch's order; their trigger finds each new account, inserted
+ * earlier in the same statement.
  */
 export async function insertImportedAccounts(
   trx: Db,
@@ -56,33 +59,33 @@ export async function insertImportedAccounts(
   if (accounts.length === 0) return new Map()
   const column = <T>(pick: (account: NewImportedAccount) => T) => accounts.map(pick)
   const iso = (date: Date | null) => (date ? date.toISOString() : null)
+  const now = run.now.toISOString()
   const { rows } = await sql<{ id: string; email: string }>`
-    INSERT INTO users (name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at)
-    SELECT * FROM unnest(
-      ${column((a) => a.name)}::text[], ${column((a) => a.email)}::text[], ${column((a) => a.phone)}::text[],
-      ${column((a) => a.passwordHash)}::text[], ${column((a) => a.role)}::text[], ${column((a) => a.status)}::text[],
-      ${column((a) => iso(a.emailVerifiedAt))}::timestamptz[], ${column((a) => iso(a.createdAt))}::timestamptz[],
-      ${column((a) => iso(a.updatedAt))}::timestamptz[]
+    WITH batch AS (
+      SELECT * FROM unnest(
+        ${column((a) => a.name)}::text[], ${column((a) => a.email)}::text[], ${column((a) => a.phone)}::text[],
+        ${column((a) => a.passwordHash)}::text[], ${column((a) => a.role)}::text[], ${column((a) => a.status)}::text[],
+        ${column((a) => iso(a.emailVerifiedAt))}::timestamptz[], ${column((a) => iso(a.createdAt))}::timestamptz[],
+        ${column((a) => iso(a.updatedAt))}::timestamptz[], ${column((a) => a.sourceId)}::text[], ${column((a) => a.position)}::bigint[],
+        ${column(run.details)}::text[]
+      ) WITH ORDINALITY AS t (name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at, source_id, position, details, n)
+    ), inserted AS (
+      INSERT INTO users (name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at)
+      SELECT name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at FROM batch ORDER BY n
+      ON CONFLICT (email) DO NOTHING
+      RETURNING id, email
+    ), written AS (
+      SELECT inserted.id, batch.source_id, batch.position, batch.details, batch.n FROM inserted JOIN batch USING (email)
+    ), origins AS (
+      INSERT INTO imported_accounts (user_id, format, source_id, run_id, position, imported_at)
+      SELECT id, ${run.format}, source_id, ${run.runId}::uuid, position, ${now}::timestamptz FROM written
+    ), entries AS (
+      INSERT INTO activities (user_id, actor_id, kind, activity, details, ip_address, created_at)
+      SELECT id, id, 'registered', ${run.activity}, details, NULL, ${now}::timestamptz FROM written ORDER BY n
     )
-    ON CONFLICT (email) DO NOTHING
-    RETURNING id, email
+    SELECT id, email FROM inserted
   `.execute(trx)
-  const inserted = new Map(rows.map((row) => [row.email, row.id]))
-  const written = accounts.filter((account) => inserted.has(account.email))
-  if (written.length === 0) return inserted
-  const ids = written.map((account) => inserted.get(account.email)!)
-  await sql`
-    INSERT INTO imported_accounts (user_id, format, source_id, run_id, position, imported_at)
-    SELECT user_id, ${run.format}, source_id, ${run.runId}::uuid, position, ${run.now.toISOString()}::timestamptz
-    FROM unnest(${ids}::uuid[], ${written.map((a) => a.sourceId)}::text[], ${written.map((a) => a.position)}::bigint[]) AS t (user_id, source_id, position)
-  `.execute(trx)
-  await sql`
-    INSERT INTO activities (user_id, actor_id, kind, activity, details, ip_address, created_at)
-    SELECT user_id, user_id, 'registered', ${run.activity}, details, NULL, ${run.now.toISOString()}::timestamptz
-    FROM unnest(${ids}::uuid[], ${written.map(run.details)}::text[]) WITH ORDINALITY AS t (user_id, details, n)
-    ORDER BY n
-  `.execute(trx)
-  return inserted
+  return new Map(rows.map((row) => [row.email, row.id]))
 }
 
 /** The accounts an import brought from these records of a system, by their id there. */

@@ -18,10 +18,12 @@ export async function* readLines(chunks: AsyncIterable<Buffer>, maxBytes = MAX_L
   let size = 0
   let tooLong = false
   let number = 0
-  const finish = (): Line => {
+  /** The line ending at `end` of the chunk: decoded from the chunk itself when it holds the whole line (most lines), without a copy. */
+  const finish = (chunk: Buffer, start: number, end: number): Line => {
     number++
-    if (tooLong) return { number, tooLong: true }
-    let text = Buffer.concat(parts, size).toString('utf8')
+    if (!tooLong && size > 0) take(chunk.subarray(start, end))
+    if (tooLong || end - start > maxBytes) return { number, tooLong: true }
+    let text = size > 0 ? Buffer.concat(parts, size).toString('utf8') : chunk.toString('utf8', start, end)
     if (text.endsWith('\r')) text = text.slice(0, -1)
     if (number === 1 && text.startsWith('\ufeff')) text = text.slice(1)
     return { number, text }
@@ -29,8 +31,7 @@ export async function* readLines(chunks: AsyncIterable<Buffer>, maxBytes = MAX_L
   for await (const chunk of chunks) {
     let start = 0
     for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      take(chunk.subarray(start, end))
-      yield finish()
+      yield finish(chunk, start, end)
       parts = []
       size = 0
       tooLong = false
@@ -38,7 +39,7 @@ export async function* readLines(chunks: AsyncIterable<Buffer>, maxBytes = MAX_L
     }
     take(chunk.subarray(start))
   }
-  if (size > 0 || tooLong) yield finish()
+  if (size > 0 || tooLong) yield finish(Buffer.alloc(0), 0, 0)
 
   function take(piece: Buffer) {
     if (tooLong || piece.length === 0) return
