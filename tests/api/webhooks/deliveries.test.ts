@@ -179,6 +179,11 @@ describe('deliveries', () => {
     await deliver()
     let [delivery] = await deliveriesOf(id)
     expect(delivery).toMatchObject({ status: 'failed', attempts: 1, responseStatus: 500, responseBody: 'try later', eventType: 'webhook.test' })
+    const listed = async (status: string) =>
+      (expectSuccess(await api().get(`/api/admin/webhooks/${id}/deliveries?status=${status}`)).data.deliveries as { id: string }[]).map((row) => row.id)
+    expect(await listed('failed')).toEqual([delivery.id])
+    expect(await listed('delivered')).toEqual([])
+    expect(await listed('all')).toEqual([delivery.id])
     const wait = (Date.parse(delivery.nextAttemptAt) - Date.parse(delivery.lastAttemptAt)) / 1000
     expect(wait).toBeGreaterThanOrEqual(4.5)
     expect(wait).toBeLessThanOrEqual(5.5)
@@ -191,6 +196,8 @@ describe('deliveries', () => {
     await signInAgain()
     ;[delivery] = await deliveriesOf(id)
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 2, responseStatus: 200, responseBody: 'ok', nextAttemptAt: null })
+    expect(await listed('delivered')).toEqual([delivery.id])
+    expect(await listed('failed')).toEqual([])
     expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id'])
     expect(receiver.received[1]!.headers['webhook-id']).toBe(delivery.eventId)
     verify(secret, receiver.received[1]!)
