@@ -17,7 +17,8 @@ import { postWebhook, WEBHOOK_TIMEOUT_MS, type WebhookResponse } from './webhook
  * its own limit: PER_ENDPOINT to begin with and whenever its receiver is slow, growing up to
  * MAX_PER_ENDPOINT while it answers fast) and starts them without waiting, a few at a time with a
  * turn of the event loop between, so that requests are answered meanwhile: a receiver that takes
- * its 15 seconds holds up no other endpoint, and a finished delivery wakes the runner for the next.
+ * its 15 seconds holds up no other endpoint, and a finished delivery wakes the runner for the next
+ * (wake-ups within 10 ms share one pass: a change's commit and the end of the delivery before it).
  *
  * Signed as Standard Webhooks says (`webhook-id` the event's id, the same on every attempt;
  * `webhook-timestamp` the attempt's time; `webhook-signature` one `v1,<base64 HMAC-SHA256 of
@@ -33,6 +34,8 @@ export const MAX_PER_ENDPOINT = 32
 /** An answer within this long counts as fast: the endpoint gains a place; a slower one (or none) halves them. */
 const FAST_ANSWER_MS = 250
 const IN_FLIGHT = 128
+/** Wake-ups within this long share one pass: at 200 changes a second, a change's commit and the end of the delivery before it. */
+const WAKE_MS = 10
 /** Attempts started between two turns of the event loop. */
 const START_BATCH = 16
 /** Longer than an attempt can take: a lease that runs out means the instance died on the way. */
@@ -83,6 +86,7 @@ export class WebhookSender {
   private outcomes: AttemptOutcome[] = []
   /** Signing keys opened from their sealed form, by the sealed bytes (base64). */
   private readonly keys = new Map<string, crypto.KeyObject>()
+  private wake: NodeJS.Timeout | undefined
   /** How long a receiver has to answer (tests shorten it rather than wait 15 seconds). */
   timeoutMs = WEBHOOK_TIMEOUT_MS
 
@@ -99,8 +103,13 @@ export class WebhookSender {
     this.runner.start()
   }
 
+  /** Runs a pass soon: wake-ups within WAKE_MS of the first share it. */
   kick(): void {
-    void this.runner.kick()
+    if (this.wake) return
+    this.wake = setTimeout(() => {
+      this.wake = undefined
+      void this.runner.kick()
+    }, WAKE_MS)
   }
 
   /** Delivers everything due, attempts in flight included (tests). */
@@ -109,6 +118,7 @@ export class WebhookSender {
   }
 
   stop(): Promise<void> {
+    clearTimeout(this.wake)
     return this.runner.stop()
   }
 
