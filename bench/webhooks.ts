@@ -8,7 +8,7 @@ import { freePort } from '../tests/support/server-process'
 import { type SignedIn, seedBenchUsers, signIn, signInRequest } from './support/accounts'
 import { cannon } from './support/cannon'
 import { type OpenLoopResult, type RequestSpec, SenderProcess } from './support/open-loop'
-import { dropDatabase, forkSupport, machineLine, nextMessage, recreateDatabase, startServer } from './support/server'
+import { dropDatabase, forkSupport, machineLine, machineTime, nextMessage, processCpuMs, recreateDatabase, startServer } from './support/server'
 import { percentile } from './support/percentile'
 
 /**
@@ -22,6 +22,11 @@ import { percentile } from './support/percentile'
  * - the product's own sign-in (autocannon, 16 connections) and `GET /auth/me` (1,000 a second, sent
  *   evenly from a process of its own) without webhooks and with ten endpoints subscribed to every
  *   event, taking turns, twice each, so that a slower stretch of the shared machine weighs on both.
+ *
+ * Beside each figure, the CPU time it took: the server's per delivery and per change, the
+ * statements (transactions) the database committed per delivery, and the load generator's and
+ * receivers' own CPU, so that a run where the benchmark's processes and not the server fill the
+ * cores says so. BENCH_CPU_PROF=<dir> also writes the server's `--cpu-prof` profile there.
  *
  * About four minutes.
  */
@@ -53,6 +58,10 @@ class Receivers {
     const child = forkSupport('webhook-receivers.ts', { PORT: String(port) })
     await nextMessage(child)
     return new Receivers(`http://127.0.0.1:${port}`, child)
+  }
+
+  get pid(): number {
+    return this.child.pid!
   }
 
   async stats(): Promise<ReceiverStats> {
@@ -88,6 +97,12 @@ async function waiting(client: pg.Client): Promise<number> {
   return Number(rows[0]!.n)
 }
 
+/** Transactions the database has committed so far (each statement outside BEGIN is one). */
+async function commits(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ n: string }>(`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`)
+  return Number(rows[0]!.n)
+}
+
 async function statusCounts(client: pg.Client): Promise<Record<string, number>> {
   const { rows } = await client.query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status`)
   return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]))
@@ -109,14 +124,30 @@ export async function run(): Promise<string> {
   const load = os.loadavg()[0]!
   const url = await recreateDatabase(DATABASE)
   const emails = await seedBenchUsers(url, await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 }), USERS)
-  const server = await startServer({ DATABASE_URL: url, RATE_LIMIT: 'off', LOG_LEVEL: 'warn' })
+  const profileDir = process.env.BENCH_CPU_PROF
+  const server = await startServer({ DATABASE_URL: url, RATE_LIMIT: 'off', LOG_LEVEL: 'warn' }, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])
   const receivers = await Receivers.start()
   const sender = await SenderProcess.start()
   const db = new pg.Client({ connectionString: url })
   await db.connect()
   const turns: { without: Turn[]; with: Turn[] } = { without: [], with: [] }
-  let bulk = { deliveries: 0, seconds: 0, perSecond: 0, received: 0, statuses: {} as Record<string, number> }
-  let latency = { sent: 0, answeredPerSecond: 0, changeP99: 0, non2xx: 0, arrived: 0, p50: 0, p95: 0, p99: 0, max: 0 }
+  let bulk = { deliveries: 0, seconds: 0, perSecond: 0, received: 0, statuses: {} as Record<string, number>, serverCpuMs: 0, receiversCpuMs: 0, commits: 0 }
+  let latency = {
+    sent: 0,
+    answeredPerSecond: 0,
+    changeP99: 0,
+    non2xx: 0,
+    arrived: 0,
+    p50: 0,
+    p95: 0,
+    p99: 0,
+    max: 0,
+    serverCpuMs: 0,
+    senderCpuMs: 0,
+    receiversCpuMs: 0,
+    busy: 0,
+  }
+  const serverPid = server.child.pid!
   try {
     const admin = await signIn(server.url, 'bench0@example.com', PASSWORD)
     const call = adminApi(server.url, admin)
@@ -190,16 +221,32 @@ export async function run(): Promise<string> {
       [BULK_EVENTS],
     )
     await db.query('COMMIT')
+    const bulkBefore = { server: processCpuMs(serverPid), receivers: processCpuMs(receivers.pid), commits: await commits(db) }
+    let polls = 1
     const started = performance.now()
     // A test event wakes the sender at once (its next poll would otherwise be up to 2 s away).
     await call('POST', `/admin/webhooks/${ids[0]}/test`)
     const deadline = started + 180_000
-    while ((await waiting(db)) > 0 && performance.now() < deadline) await sleep(50)
+    while ((await waiting(db)) > 0 && performance.now() < deadline) {
+      polls++
+      await sleep(50)
+    }
     const seconds = (performance.now() - started) / 1000
+    // Less the benchmark's own: its polls of the table, and the test event's request (about ten).
+    const serverCommits = (await commits(db)) - bulkBefore.commits - polls - 1
     const statuses = await statusCounts(db)
     const received = total(await receivers.stats())
     const deliveries = BULK_EVENTS * ENDPOINTS + 1
-    bulk = { deliveries, seconds, perSecond: (statuses.delivered ?? 0) / seconds, received, statuses }
+    bulk = {
+      deliveries,
+      seconds,
+      perSecond: (statuses.delivered ?? 0) / seconds,
+      received,
+      statuses,
+      serverCpuMs: processCpuMs(serverPid) - bulkBefore.server,
+      receiversCpuMs: processCpuMs(receivers.pid) - bulkBefore.receivers,
+      commits: serverCommits,
+    }
     console.log(`${statuses.delivered ?? 0} of ${deliveries} delivered in ${seconds.toFixed(1)} s: ${bulk.perSecond.toFixed(0)}/s (${received} received)`)
     await removeEndpoints(ids)
 
@@ -214,7 +261,15 @@ export async function run(): Promise<string> {
       body: JSON.stringify({ name: `Renamed ${n}` }),
     }))
     await receivers.stats()
+    const changeBefore = { server: processCpuMs(serverPid), sender: processCpuMs(sender.pid), receivers: processCpuMs(receivers.pid), machine: machineTime() }
     const changed = await sender.run({ url: server.url, rate: CHANGE_RATE, seconds: CHANGE_SECONDS, connections: 32, requests: changes })
+    const machineAfter = machineTime()
+    const changeCpu = {
+      server: processCpuMs(serverPid) - changeBefore.server,
+      sender: processCpuMs(sender.pid) - changeBefore.sender,
+      receivers: processCpuMs(receivers.pid) - changeBefore.receivers,
+      busy: 1 - (machineAfter.idle - changeBefore.machine.idle) / (machineAfter.total - changeBefore.machine.total),
+    }
     const settleBy = performance.now() + 30_000
     while ((await waiting(db)) > 0 && performance.now() < settleBy) await sleep(100)
     await sleep(500)
@@ -230,6 +285,10 @@ export async function run(): Promise<string> {
       p95: percentile(lags, 95),
       p99: percentile(lags, 99),
       max: lags.at(-1) ?? NaN,
+      serverCpuMs: changeCpu.server,
+      senderCpuMs: changeCpu.sender,
+      receiversCpuMs: changeCpu.receivers,
+      busy: changeCpu.busy,
     }
     console.log(`${lags.length} of ${changed.ok} changes delivered: p50 ${latency.p50} ms, p95 ${latency.p95} ms, p99 ${latency.p99} ms, max ${latency.max} ms`)
   } finally {
@@ -267,15 +326,28 @@ ${BULK_EVENTS.toLocaleString('en')} events to ${ENDPOINTS} endpoints (one receiv
 transaction, every delivery due at once, and a test event sent through the API to wake the sender. Timed from
 then until no delivery was left pending or failed (the table asked every 50 ms): ${bulk.seconds.toFixed(1)} s, statuses
 at the end ${JSON.stringify(bulk.statuses)}; the receivers counted ${bulk.received.toLocaleString('en')} requests. The sender takes at most 4
-deliveries of one endpoint and 64 in all per pass (decision 0522), and each finished delivery wakes it for the next.
+deliveries of an endpoint at first and up to 32 while it answers fast, 128 in all (decisions 0522, 0526), and each
+finished delivery wakes it for the next.
+
+The server's CPU: ${(bulk.serverCpuMs / Math.max(1, bulk.statuses.delivered ?? 0)).toFixed(3)} ms a delivery (${Math.round(bulk.serverCpuMs).toLocaleString('en')} ms in all); the database committed
+${(bulk.commits / Math.max(1, bulk.deliveries)).toFixed(3)} transactions a delivery (${bulk.commits.toLocaleString('en')}, the benchmark's own polls left out); the receivers'
+process used ${Math.round(bulk.receiversCpuMs).toLocaleString('en')} ms of CPU.
 
 ## Change-to-delivery latency
 
 An admin renames people (\`PUT /api/admin/users/:id\`, 200 people in turn) at ${CHANGE_RATE} a second, sent evenly for ${CHANGE_SECONDS} s;
 one endpoint subscribes to \`user.updated\`. Each delivery is timed from its change (the body's \`timestamp\`,
 the moment the change was made) to its arrival at the receiver. The changes themselves were answered at
-${latency.answeredPerSecond.toFixed(0)} a second, p99 ${ms(latency.changeP99)} (${latency.non2xx} failed): below ${CHANGE_RATE} a second, the server itself fell
-behind the changes, and their deliveries with it.
+${latency.answeredPerSecond.toFixed(0)} a second, p99 ${ms(latency.changeP99)} (${latency.non2xx} failed)${
+    latency.answeredPerSecond < CHANGE_RATE * 0.98
+      ? `: below ${CHANGE_RATE} a second, the server itself fell
+behind the changes, and their deliveries with it`
+      : ''
+  }.
+
+CPU while the changes were sent: the server ${(latency.serverCpuMs / Math.max(1, latency.sent)).toFixed(2)} ms a change, its delivery included
+(${Math.round(latency.serverCpuMs).toLocaleString('en')} ms in ${CHANGE_SECONDS} s); the load generator ${Math.round(latency.senderCpuMs).toLocaleString('en')} ms and the receivers ${Math.round(latency.receiversCpuMs).toLocaleString('en')} ms; the machine's
+cores were ${(latency.busy * 100).toFixed(0)} % busy (other processes of the machine included).
 
 | p50 | p95 | p99 | max | arrived |
 | --- | --- | --- | --- | --- |

@@ -148,6 +148,11 @@ export class SenderProcess {
     })
   }
 
+  /** The sending process's id (for its CPU time). */
+  get pid(): number {
+    return this.child.pid!
+  }
+
   static async start(): Promise<SenderProcess> {
     const child = fork(fileURLToPath(new URL('./open-loop-process.ts', import.meta.url)), [], {
       execArgv: ['--import', 'tsx'],

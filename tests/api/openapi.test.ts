@@ -63,6 +63,9 @@ describe('the OpenAPI document', () => {
     expect(operation('GET /admin/users/:id')!.parameters).toEqual([expect.objectContaining({ in: 'path', name: 'id' })])
     const query = operation('GET /admin/users')!.parameters!.map((p) => `${p.in}:${p.name}`)
     expect(query).toEqual(expect.arrayContaining(['query:page', 'query:limit', 'query:search', 'query:role', 'query:status']))
+    // An endpoint's deliveries are filtered by status: every status a delivery has, or all.
+    const status = operation('GET /admin/webhooks/:id/deliveries')!.parameters!.find((p) => p.in === 'query' && p.name === 'status')
+    expect(JSON.stringify(status)).toMatch(/"enum":\["pending","delivered","failed","exhausted","all"\]/)
     const login = operation('POST /auth/login')!.requestBody!.content['application/json'] as {
       schema: { properties: object; required: string[]; additionalProperties: boolean }
     }

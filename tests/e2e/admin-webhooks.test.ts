@@ -78,6 +78,15 @@ describe('admin webhooks', () => {
     expect(tested!.type).toBe('webhook.test')
     // The row names the delivery by the webhook-id the receiver got.
     expect(await deliveryRow(card, 'webhook.test').innerText()).toContain(arrived[1]!.headers['webhook-id']!)
+
+    // The status filter: nothing failed, both delivered.
+    const filter = card.getByRole('combobox', { name: 'Status' })
+    await filter.selectOption({ label: 'Failed' })
+    await card.getByText('No deliveries with this status.').waitFor()
+    expect(await table.count()).toBe(0)
+    await filter.selectOption({ label: 'Delivered' })
+    await expect.poll(() => deliveryRow(card, 'webhook.test').count()).toBe(1)
+    expect(await deliveryRow(card, 'user.created').count()).toBe(1)
   })
 
   test('a failed delivery shows its answer; Retry sends it again with the same webhook-id, and it is delivered', async () => {
@@ -95,6 +104,12 @@ describe('admin webhooks', () => {
     await row.getByText('Response body').click()
     await row.getByText('Too busy, try later').waitFor()
     expect(await row.getByText(/^Next attempt /).count()).toBe(1)
+    const filter = card.getByRole('combobox', { name: 'Status' })
+    await filter.selectOption({ label: 'Delivered' })
+    await card.getByText('No deliveries with this status.').waitFor()
+    await filter.selectOption({ label: 'Failed' })
+    await expect.poll(() => row.count()).toBe(1)
+    await filter.selectOption({ label: 'All statuses' })
 
     receiver.answer(() => ({ status: 204 }))
     await row.getByRole('button', { name: /^Retry webhook\.test/ }).click()

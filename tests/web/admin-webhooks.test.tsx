@@ -324,6 +324,28 @@ describe('webhooks page', () => {
     expect(await screen.findByText('msg_page2')).toBeTruthy()
   })
 
+  test('the status filter asks for that status from the first page, and says when none has it', async () => {
+    const { api, user } = renderWebhooks([crm])
+    api.on('GET /admin/webhooks/:id/deliveries', (request) => {
+      const n = Number(request.query.get('page'))
+      if (request.query.get('status') === 'exhausted') return ok({ deliveries: [], pagination: { page: 1, limit: 10, total: 0, pages: 0 } })
+      return ok({ deliveries: [delivery({ id: `d${n}`, eventId: `msg_page${n}` })], pagination: { page: n, limit: 10, total: 11, pages: 2 } })
+    })
+    await user.click(await screen.findByRole('button', { name: 'Show deliveries' }))
+    expect(await screen.findByText('msg_page1')).toBeTruthy()
+    expect(api.callsTo('GET /admin/webhooks/:id/deliveries')[0]!.query.has('status')).toBe(false)
+    await user.click(screen.getByRole('button', { name: 'Next' }))
+    expect(await screen.findByText('msg_page2')).toBeTruthy()
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Status' }), 'Gave up')
+    expect(await screen.findByText('No deliveries with this status.')).toBeTruthy()
+    const last = api.callsTo('GET /admin/webhooks/:id/deliveries').at(-1)!
+    expect(last.query.get('status')).toBe('exhausted')
+    expect(last.query.get('page')).toBe('1')
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Status' }), 'All statuses')
+    expect(await screen.findByText('msg_page1')).toBeTruthy()
+    expect(api.callsTo('GET /admin/webhooks/:id/deliveries').at(-1)!.query.has('status')).toBe(false)
+  })
+
   test('in French, the page and the server messages it shows are translated', async () => {
     const { setLanguage } = await import('~web/lib/i18n')
     await setLanguage('fr')

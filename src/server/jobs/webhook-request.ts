@@ -9,6 +9,8 @@ import { isForbiddenAddress, isForbiddenHost } from '~shared/webhook-address'
  * receiver has 15 seconds in all to answer (connecting, headers and the body we read), only the
  * first 1,000 characters of its body are read (then the connection is dropped, so a 10 MB answer
  * costs nothing), and a name that resolves to a link-local or metadata address is not connected to.
+ * A connection whose answer ended within that is kept open for the endpoint's next delivery
+ * (decision 0526): a new connection (and TLS handshake) per delivery cost more than the delivery.
  */
 export const WEBHOOK_TIMEOUT_MS = 15_000
 export const RESPONSE_BODY_MAX = 1_000
@@ -28,6 +30,9 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
   })
 }
 
+/** Connections kept between deliveries; only ever opened through `guardedLookup`. */
+const agents = { http: new http.Agent({ keepAlive: true, scheduling: 'lifo' }), https: new https.Agent({ keepAlive: true, scheduling: 'lifo' }) }
+
 export function postWebhook(url: string, headers: Record<string, string>, body: string, timeoutMs = WEBHOOK_TIMEOUT_MS): Promise<WebhookResponse> {
   return new Promise((resolve) => {
     let target: URL
@@ -37,20 +42,21 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
       return resolve({ error: 'Invalid URL' })
     }
     if (isForbiddenHost(target.hostname)) return resolve({ error: 'The URL points at a link-local or metadata address' })
-    const client = target.protocol === 'https:' ? https : http
+    const secure = target.protocol === 'https:'
     let settled = false
-    const finish = (result: WebhookResponse) => {
+    /** `keep`: the answer was read to its end, so its connection can carry the next delivery. */
+    const finish = (result: WebhookResponse, keep = false) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
-      request.destroy()
+      if (!keep) request.destroy()
       resolve(result)
     }
-    const request = client.request(target, {
+    const request = (secure ? https : http).request(target, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body).toString(), 'user-agent': 'Accounts-Webhooks/1' },
       lookup: guardedLookup,
-      agent: false,
+      agent: secure ? agents.https : agents.http,
     })
     const timer = setTimeout(() => finish({ error: `No answer within ${timeoutMs / 1000} s` }), timeoutMs)
     request.on('error', (error: NodeJS.ErrnoException) => finish({ error: error.code === 'EFORBIDDEN' ? error.message : `${error.code ?? 'Error'}: ${error.message}` }))
@@ -63,7 +69,7 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
         text += chunk
         if (text.length >= RESPONSE_BODY_MAX) finish({ status, body: text.slice(0, RESPONSE_BODY_MAX), retryAfter })
       })
-      response.on('end', () => finish({ status, body: text, retryAfter }))
+      response.on('end', () => finish({ status, body: text, retryAfter }, true))
       response.on('error', () => finish({ status, body: text.slice(0, RESPONSE_BODY_MAX), retryAfter }))
     })
     request.end(body)

@@ -1,29 +1,47 @@
-import { Webhook as StandardWebhook } from 'standardwebhooks'
+import crypto from 'node:crypto'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { paths } from '~shared/paths'
 import { addSeconds } from '~server/clock'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
-import { type LeasedDelivery, leaseDueDeliveries, recordAttempt } from '~server/data/webhooks/deliveries'
+import { type AttemptOutcome, type LeasedDelivery, leaseDueDeliveries, recordAttempts } from '~server/data/webhooks/deliveries'
 import { eventBody } from '~server/data/webhooks/events'
 import type { WebhookOutcome } from '~server/metrics/metrics'
 import { Runner } from './runner'
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type WebhookResponse } from './webhook-request'
 
 /**
- * Delivers webhooks (contract section 12, decision 0522), on the shared runner. Each pass leases
- * due deliveries up to the free places of this instance (at most PER_ENDPOINT in flight to one
- * endpoint, IN_FLIGHT in all) and starts them without waiting: a receiver that takes its 15 seconds
- * holds up no other endpoint, and a finished delivery wakes the runner for the next.
+ * Delivers webhooks (contract section 12, decisions 0522 and 0526), on the shared runner. Each pass
+ * first writes the outcomes of the attempts that ended since the last one (one statement), then
+ * leases due deliveries up to the free places of this instance (IN_FLIGHT in all, and per endpoint
+ * its own limit: PER_ENDPOINT to begin with and whenever its receiver is slow, growing up to
+ * MAX_PER_ENDPOINT while it answers fast) and starts them without waiting, a few at a time with a
+ * turn of the event loop between, so that requests are answered meanwhile: a receiver that takes
+ * its 15 seconds holds up no other endpoint, and a finished delivery wakes the runner for the next
+ * (wake-ups within 10 ms share one pass: a change's commit and the end of the delivery before it).
  *
- * Signed as Standard Webhooks says, by the `standardwebhooks` package: `webhook-id` is the event's
- * id (the same on every attempt), `webhook-timestamp` the attempt's time, `webhook-signature` one
- * `v1,…` per secret that signs (two for 24 hours after a rotation).
+ * Signed as Standard Webhooks says (`webhook-id` the event's id, the same on every attempt;
+ * `webhook-timestamp` the attempt's time; `webhook-signature` one `v1,<base64 HMAC-SHA256 of
+ * id.timestamp.body>` per secret that signs, two for 24 hours after a rotation), by Node's HMAC
+ * with each endpoint's key opened once and kept (decision 0526); the `standardwebhooks` package
+ * verifies it in the tests.
  */
 const POLL_MS = 2_000
+/** The places an endpoint starts with, and keeps while its receiver answers slowly. */
 export const PER_ENDPOINT = 4
-const IN_FLIGHT = 64
+/** The most an endpoint that answers fast may have in flight from one instance. */
+export const MAX_PER_ENDPOINT = 32
+/** An answer within this long counts as fast: the endpoint gains a place; a slower one (or none) halves them. */
+const FAST_ANSWER_MS = 250
+const IN_FLIGHT = 128
+/** Wake-ups within this long share one pass: at 200 changes a second, a change's commit and the end of the delivery before it. */
+const WAKE_MS = 10
+/** Attempts started between two turns of the event loop. */
+const START_BATCH = 16
 /** Longer than an attempt can take: a lease that runs out means the instance died on the way. */
 const LEASE_SECONDS = Math.ceil(WEBHOOK_TIMEOUT_MS / 1000) * 4
+/** Opened signing keys kept at most (an endpoint has one, two during a rotation). */
+const KEYS_KEPT = 1_000
 
 /** Seconds before attempt 2, 3, … 10 (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h); then exhausted. */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400] as const
@@ -49,10 +67,26 @@ export function retryAfterSeconds(value: string | null, now: Date): number | nul
   return Math.min(RETRY_AFTER_MAX_SECONDS, Math.max(1, seconds))
 }
 
+/** An endpoint's places after an answer: one more after a fast one, half after a slow one or none (within PER_ENDPOINT and MAX_PER_ENDPOINT). */
+export function nextPlaces(limit: number, fast: boolean): number {
+  return fast ? Math.min(MAX_PER_ENDPOINT, limit + 1) : Math.max(PER_ENDPOINT, Math.floor(limit / 2))
+}
+
+/** How many attempts an endpoint may have in flight from this instance, and how many it has. */
+interface EndpointPlaces {
+  limit: number
+  inFlight: number
+}
+
 export class WebhookSender {
   private readonly runner: Runner
-  private readonly inFlight = new Map<string, number>()
+  private readonly endpoints = new Map<string, EndpointPlaces>()
   private readonly attempts = new Set<Promise<void>>()
+  /** Outcomes of ended attempts, written by the next pass (or `settled`) in one statement. */
+  private outcomes: AttemptOutcome[] = []
+  /** Signing keys opened from their sealed form, by the sealed bytes (base64). */
+  private readonly keys = new Map<string, crypto.KeyObject>()
+  private wake: NodeJS.Timeout | undefined
   /** How long a receiver has to answer (tests shorten it rather than wait 15 seconds). */
   timeoutMs = WEBHOOK_TIMEOUT_MS
 
@@ -69,8 +103,13 @@ export class WebhookSender {
     this.runner.start()
   }
 
+  /** Runs a pass soon: wake-ups within WAKE_MS of the first share it. */
   kick(): void {
-    void this.runner.kick()
+    if (this.wake) return
+    this.wake = setTimeout(() => {
+      this.wake = undefined
+      void this.runner.kick()
+    }, WAKE_MS)
   }
 
   /** Delivers everything due, attempts in flight included (tests). */
@@ -79,39 +118,64 @@ export class WebhookSender {
   }
 
   stop(): Promise<void> {
+    clearTimeout(this.wake)
     return this.runner.stop()
   }
 
   private async settled(): Promise<void> {
     while (this.attempts.size > 0) await Promise.all([...this.attempts])
+    await this.writeOutcomes()
+  }
+
+  /** Writes the outcomes gathered so far; on failure keeps them for the next pass (their leases hold meanwhile). */
+  private async writeOutcomes(): Promise<void> {
+    if (this.outcomes.length === 0) return
+    const batch = this.outcomes
+    this.outcomes = []
+    try {
+      await recordAttempts(this.ctx.db, batch)
+    } catch (error) {
+      this.outcomes = [...batch, ...this.outcomes]
+      throw error
+    }
   }
 
   private async pass(): Promise<number> {
-    const total = [...this.inFlight.values()].reduce((sum, n) => sum + n, 0)
-    const busy = [...this.inFlight].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id)
+    let total = 0
+    const room = new Map<string, number>()
+    for (const [id, places] of this.endpoints) {
+      total += places.inFlight
+      room.set(id, places.limit - places.inFlight)
+    }
     const now = this.ctx.clock()
     let leased: LeasedDelivery[]
     try {
+      await this.writeOutcomes()
       leased = await leaseDueDeliveries(this.ctx.db, {
         now,
         leaseUntil: addSeconds(now, LEASE_SECONDS),
         limit: IN_FLIGHT - total,
         perEndpoint: PER_ENDPOINT,
-        busy,
+        room,
       })
     } catch (error) {
       this.ctx.log.warn({ err: error }, 'webhook deliveries unavailable')
       return 0
     }
-    for (const delivery of leased) {
-      this.inFlight.set(delivery.webhook_id, (this.inFlight.get(delivery.webhook_id) ?? 0) + 1)
-      const attempt: Promise<void> = this.attempt(delivery)
+    const bodies = new Map<string, string>()
+    for (const [n, delivery] of leased.entries()) {
+      // A few at a time: requests waiting for the event loop are answered between the batches.
+      if (n > 0 && n % START_BATCH === 0) await nextTurn()
+      let body = bodies.get(delivery.event_id)
+      if (body === undefined) bodies.set(delivery.event_id, (body = eventBody(delivery)))
+      const places = this.places(delivery.webhook_id)
+      places.inFlight++
+      const attempt: Promise<void> = this.attempt(delivery, body)
         .catch((error: unknown) => this.ctx.log.warn({ err: error, delivery: delivery.id }, 'webhook delivery failed to record'))
         .finally(() => {
           this.attempts.delete(attempt)
-          const left = (this.inFlight.get(delivery.webhook_id) ?? 1) - 1
-          if (left > 0) this.inFlight.set(delivery.webhook_id, left)
-          else this.inFlight.delete(delivery.webhook_id)
+          places.inFlight--
+          if (places.inFlight === 0 && places.limit === PER_ENDPOINT) this.endpoints.delete(delivery.webhook_id)
           this.kick()
         })
       this.attempts.add(attempt)
@@ -119,50 +183,66 @@ export class WebhookSender {
     return leased.length
   }
 
-  /** The signature header: the current secret's, and the previous one's while it still signs. */
-  private signature(delivery: LeasedDelivery, sentAt: Date, body: string): string {
-    const secrets = [delivery.secret]
-    if (delivery.previous_secret && delivery.previous_secret_until && new Date(delivery.previous_secret_until) > this.ctx.clock()) secrets.push(delivery.previous_secret)
-    return secrets
-      .map((sealed) => {
-        const secret = this.ctx.webhookSealer.open(sealed)
-        if (!secret) throw new Error('A webhook secret sealed under another AUTH_SECRET cannot be opened')
-        return new StandardWebhook(secret).sign(delivery.event_id, sentAt, body)
-      })
-      .join(' ')
+  private places(webhookId: string): EndpointPlaces {
+    let places = this.endpoints.get(webhookId)
+    if (!places) this.endpoints.set(webhookId, (places = { limit: PER_ENDPOINT, inFlight: 0 }))
+    return places
   }
 
-  private async attempt(delivery: LeasedDelivery): Promise<void> {
-    const body = eventBody(delivery)
+  private adapt(webhookId: string, fast: boolean): void {
+    const places = this.places(webhookId)
+    places.limit = nextPlaces(places.limit, fast)
+  }
+
+  /** An endpoint's signing key, opened from its sealed form once and kept. */
+  private key(sealed: Buffer): crypto.KeyObject {
+    const name = sealed.toString('base64')
+    let key = this.keys.get(name)
+    if (key) return key
+    const secret = this.ctx.webhookSealer.open(sealed)
+    if (!secret) throw new Error('A webhook secret sealed under another AUTH_SECRET cannot be opened')
+    key = crypto.createSecretKey(Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+    if (this.keys.size >= KEYS_KEPT) this.keys.clear()
+    this.keys.set(name, key)
+    return key
+  }
+
+  /** The signature header: the current secret's, and the previous one's while it still signs. */
+  private signature(delivery: LeasedDelivery, sentAt: string, body: string): string {
+    const secrets = [delivery.secret]
+    if (delivery.previous_secret && delivery.previous_secret_until && new Date(delivery.previous_secret_until) > this.ctx.clock()) secrets.push(delivery.previous_secret)
+    const signed = `${delivery.event_id}.${sentAt}.${body}`
+    return secrets.map((sealed) => `v1,${crypto.createHmac('sha256', this.key(sealed)).update(signed).digest('base64')}`).join(' ')
+  }
+
+  private async attempt(delivery: LeasedDelivery, body: string): Promise<void> {
     // The receiver compares webhook-timestamp with its own clock (5 minutes' tolerance): the wall clock's time.
-    const sentAt = new Date()
+    const started = Date.now()
+    const sentAt = Math.floor(started / 1000).toString()
     let response: WebhookResponse
     try {
-      const headers = {
-        'webhook-id': delivery.event_id,
-        'webhook-timestamp': Math.floor(sentAt.getTime() / 1000).toString(),
-        'webhook-signature': this.signature(delivery, sentAt, body),
-      }
+      const headers = { 'webhook-id': delivery.event_id, 'webhook-timestamp': sentAt, 'webhook-signature': this.signature(delivery, sentAt, body) }
       response = await postWebhook(delivery.url, headers, body, this.timeoutMs)
     } catch (error) {
       response = { error: error instanceof Error ? error.message : String(error) }
     }
+    this.adapt(delivery.webhook_id, 'status' in response && Date.now() - started < FAST_ANSWER_MS)
     const now = this.ctx.clock()
     const ok = 'status' in response && response.status >= 200 && response.status < 300
-    const base = { at: now, responseStatus: 'status' in response ? response.status : null, responseBody: 'status' in response ? response.body : response.error }
+    const base = {
+      id: delivery.id,
+      at: now,
+      responseStatus: 'status' in response ? response.status : null,
+      responseBody: 'status' in response ? response.body : response.error,
+    }
     if (ok) {
-      await recordAttempt(this.ctx.db, delivery.id, { ...base, status: 'delivered', nextAttemptAt: null })
-      await this.ctx.db.updateTable('webhooks').set({ failing_since: null }).where('id', '=', delivery.webhook_id).where('failing_since', 'is not', null).execute()
+      this.outcomes.push({ ...base, status: 'delivered', nextAttemptAt: null })
       this.report('delivered')
       return
     }
     const throttled = 'status' in response && (response.status === 429 || response.status === 503) ? retryAfterSeconds(response.retryAfter, now) : null
     const wait = throttled ?? nextWaitSeconds(delivery.attempts)
-    await recordAttempt(this.ctx.db, delivery.id, {
-      ...base,
-      status: wait === null ? 'exhausted' : 'failed',
-      nextAttemptAt: wait === null ? null : addSeconds(now, wait),
-    })
+    this.outcomes.push({ ...base, status: wait === null ? 'exhausted' : 'failed', nextAttemptAt: wait === null ? null : addSeconds(now, wait) })
     this.report(wait === null ? 'exhausted' : 'failed')
     this.ctx.log.info({ webhook: delivery.webhook_id, delivery: delivery.id, status: base.responseStatus, attempts: delivery.attempts }, 'webhook delivery failed')
     if ('status' in response && response.status === 410) await this.disable(delivery.webhook_id, 'The endpoint answered 410 Gone', false)

@@ -812,6 +812,8 @@ const de: Messages = {
       hide: 'Zustellungen ausblenden',
       list: 'Zustellungen an {{url}}',
       empty: 'Noch nichts gesendet. Senden Sie ein Testereignis, um den Endpunkt auszuprobieren.',
+      emptyFiltered: 'Keine Zustellungen mit diesem Status.',
+      allStatuses: 'Alle Status',
       loadError: 'Die Zustellungen konnten nicht geladen werden. Bitte versuchen Sie es erneut.',
       refresh: 'Aktualisieren',
       columns: {

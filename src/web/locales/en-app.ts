@@ -654,6 +654,8 @@ export const enApp = {
       hide: 'Hide deliveries',
       list: 'Deliveries to {{url}}',
       empty: 'Nothing sent yet. Send a test event to try the endpoint.',
+      emptyFiltered: 'No deliveries with this status.',
+      allStatuses: 'All statuses',
       loadError: 'Failed to load the deliveries. Please try again.',
       refresh: 'Refresh',
       columns: {

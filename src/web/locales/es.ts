@@ -810,6 +810,8 @@ const es: Messages = {
       hide: 'Ocultar entregas',
       list: 'Entregas a {{url}}',
       empty: 'Aún no se ha enviado nada. Envíe un evento de prueba para probar el endpoint.',
+      emptyFiltered: 'No hay entregas con este estado.',
+      allStatuses: 'Todos los estados',
       loadError: 'No se pudieron cargar las entregas. Inténtelo de nuevo.',
       refresh: 'Actualizar',
       columns: {

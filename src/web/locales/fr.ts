@@ -812,6 +812,8 @@ const fr: Messages = {
       hide: 'Masquer les livraisons',
       list: 'Livraisons vers {{url}}',
       empty: "Rien d'envoyé pour le moment. Envoyez un événement de test pour essayer le point de terminaison.",
+      emptyFiltered: 'Aucune livraison avec ce statut.',
+      allStatuses: 'Tous les statuts',
       loadError: 'Impossible de charger les livraisons. Veuillez réessayer.',
       refresh: 'Actualiser',
       columns: {

@@ -3,6 +3,7 @@ import { generateSync } from 'otplib'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { WEBHOOK_EVENT_TYPES } from '~shared/schemas/webhooks'
+import { MAX_PER_ENDPOINT, nextPlaces, PER_ENDPOINT } from '~server/jobs/webhook-sender'
 import { type SignedIn, STRONG_PASSWORD, uniqueEmail, useTestApp } from '../../support/test-app'
 import { type Received, type Receiver, startReceiver } from '../../support/webhook-receiver'
 import { as, expectFailure, expectSuccess } from '../helpers/requests'
@@ -179,6 +180,11 @@ describe('deliveries', () => {
     await deliver()
     let [delivery] = await deliveriesOf(id)
     expect(delivery).toMatchObject({ status: 'failed', attempts: 1, responseStatus: 500, responseBody: 'try later', eventType: 'webhook.test' })
+    const listed = async (status: string) =>
+      (expectSuccess(await api().get(`/api/admin/webhooks/${id}/deliveries?status=${status}`)).data.deliveries as { id: string }[]).map((row) => row.id)
+    expect(await listed('failed')).toEqual([delivery.id])
+    expect(await listed('delivered')).toEqual([])
+    expect(await listed('all')).toEqual([delivery.id])
     const wait = (Date.parse(delivery.nextAttemptAt) - Date.parse(delivery.lastAttemptAt)) / 1000
     expect(wait).toBeGreaterThanOrEqual(4.5)
     expect(wait).toBeLessThanOrEqual(5.5)
@@ -191,6 +197,8 @@ describe('deliveries', () => {
     await signInAgain()
     ;[delivery] = await deliveriesOf(id)
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 2, responseStatus: 200, responseBody: 'ok', nextAttemptAt: null })
+    expect(await listed('delivered')).toEqual([delivery.id])
+    expect(await listed('failed')).toEqual([])
     expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id'])
     expect(receiver.received[1]!.headers['webhook-id']).toBe(delivery.eventId)
     verify(secret, receiver.received[1]!)
@@ -263,6 +271,27 @@ describe('deliveries', () => {
     expect(receiver.received[1]!.openAtArrival).toEqual(['/slow'])
     expect((await deliveriesOf(fast.id))[0]).toMatchObject({ status: 'delivered' })
     expect((await deliveriesOf(slow.id))[0]).toMatchObject({ status: 'failed', responseStatus: null, responseBody: 'No answer within 3 s' })
+  })
+
+  it('sends a receiver that does not answer at most 4 deliveries at once', async () => {
+    const slow = await addEndpoint(['webhook.test'], '/slow')
+    receiver.answer(() => 'hang')
+    t.runtime.webhookSender.timeoutMs = 1_000
+    for (let n = 0; n < 6; n++) await api().post(`/api/admin/webhooks/${slow.id}/test`, {})
+    receiver.log.length = 0
+    await deliver()
+    expect(receiver.received).toHaveLength(6)
+    const open = receiver.received.map((request) => request.openAtArrival.filter((path) => path === '/slow').length)
+    expect(Math.max(...open)).toBe(PER_ENDPOINT - 1)
+    expect((await deliveriesOf(slow.id)).map((delivery: { status: string }) => delivery.status)).toEqual(Array(6).fill('failed'))
+  })
+
+  it("grows an endpoint's places by one with each fast answer, halves them after a slow one, within 4 and 32", () => {
+    expect(nextPlaces(PER_ENDPOINT, true)).toBe(5)
+    expect(nextPlaces(MAX_PER_ENDPOINT, true)).toBe(MAX_PER_ENDPOINT)
+    expect(nextPlaces(20, false)).toBe(10)
+    expect(nextPlaces(5, false)).toBe(PER_ENDPOINT)
+    expect(nextPlaces(PER_ENDPOINT, false)).toBe(PER_ENDPOINT)
   })
 
   it('reads at most 1,000 characters of an answer, however long', async () => {

@@ -5,7 +5,8 @@ import type { Db } from '~server/db/types'
 /**
  * Deliveries: one row per event and endpoint. The runner leases due ones (their next attempt
  * pushed past the lease, their attempt counted) in one statement with `FOR UPDATE SKIP LOCKED`,
- * so that of several instances exactly one makes each attempt (decision 0522).
+ * so that of several instances exactly one makes each attempt (decision 0522), and writes the
+ * outcomes of a batch of attempts in one statement (decision 0526).
  */
 
 export interface LeasedDelivery {
@@ -23,27 +24,35 @@ export interface LeasedDelivery {
 }
 
 /**
- * Leases up to `limit` due deliveries of enabled endpoints, at most `perEndpoint` of any one
- * endpoint and none of the `busy` ones (this instance has as many in flight there as it allows).
+ * Leases up to `limit` due deliveries of enabled endpoints: at most `room[id]` of an endpoint
+ * named there (what this instance may still send it now), at most `perEndpoint` of any other.
  */
-export async function leaseDueDeliveries(db: Db, input: { now: Date; leaseUntil: Date; limit: number; perEndpoint: number; busy: string[] }): Promise<LeasedDelivery[]> {
+export async function leaseDueDeliveries(
+  db: Db,
+  input: { now: Date; leaseUntil: Date; limit: number; perEndpoint: number; room: ReadonlyMap<string, number> },
+): Promise<LeasedDelivery[]> {
   if (input.limit <= 0) return []
+  const ids = [...input.room.keys()]
+  const free = ids.map((id) => input.room.get(id)!)
   const { rows } = await sql<LeasedDelivery>`
-    WITH candidates AS (
-      SELECT d.id, row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS place
+    WITH room AS (
+      SELECT * FROM unnest(${ids}::text[], ${free}::int[]) AS r (webhook_id, free)
+    ),
+    candidates AS (
+      SELECT d.id, row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS place, coalesce(r.free, ${input.perEndpoint}) AS free
       FROM (
         SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
         WHERE status IN ('pending', 'failed') AND next_attempt_at <= ${input.now}
         ORDER BY next_attempt_at LIMIT ${input.limit * 20}
       ) d
       JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
-      WHERE NOT (d.webhook_id = ANY (${input.busy}::text[]))
+      LEFT JOIN room r ON r.webhook_id = d.webhook_id
     ),
     leased AS (
       UPDATE webhook_deliveries SET next_attempt_at = ${input.leaseUntil}, attempts = attempts + 1
       WHERE id IN (
         SELECT id FROM webhook_deliveries
-        WHERE id IN (SELECT id FROM candidates WHERE place <= ${input.perEndpoint})
+        WHERE id IN (SELECT id FROM candidates WHERE place <= free)
           AND status IN ('pending', 'failed') AND next_attempt_at <= ${input.now}
         ORDER BY next_attempt_at LIMIT ${input.limit}
         FOR UPDATE SKIP LOCKED
@@ -56,22 +65,35 @@ export async function leaseDueDeliveries(db: Db, input: { now: Date; leaseUntil:
 }
 
 /** What an attempt came to: the delivery's new state. */
-export async function recordAttempt(
-  db: Db,
-  id: string,
-  outcome: { status: WebhookDeliveryStatus; at: Date; nextAttemptAt: Date | null; responseStatus: number | null; responseBody: string | null },
-): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({
-      status: outcome.status,
-      last_attempt_at: outcome.at,
-      next_attempt_at: outcome.nextAttemptAt,
-      response_status: outcome.responseStatus,
-      response_body: outcome.responseBody,
-    })
-    .where('id', '=', id)
-    .execute()
+export interface AttemptOutcome {
+  id: string
+  status: WebhookDeliveryStatus
+  at: Date
+  nextAttemptAt: Date | null
+  responseStatus: number | null
+  responseBody: string | null
+}
+
+/**
+ * Writes the outcomes of several attempts in one statement, and ends the failing period of every
+ * endpoint one of them was delivered to (only those that were failing are written).
+ */
+export async function recordAttempts(db: Db, outcomes: readonly AttemptOutcome[]): Promise<void> {
+  if (outcomes.length === 0) return
+  const column = <T>(pick: (outcome: AttemptOutcome) => T) => outcomes.map(pick)
+  await sql`
+    WITH outcome AS (
+      UPDATE webhook_deliveries d
+      SET status = o.status, last_attempt_at = o.at, next_attempt_at = o.next_attempt_at, response_status = o.response_status, response_body = o.response_body
+      FROM unnest(
+        ${column((o) => o.id)}::text[], ${column((o) => o.status)}::text[], ${column((o) => o.at.toISOString())}::timestamptz[],
+        ${column((o) => o.nextAttemptAt?.toISOString() ?? null)}::timestamptz[], ${column((o) => o.responseStatus)}::int[], ${column((o) => o.responseBody)}::text[]
+      ) AS o (id, status, at, next_attempt_at, response_status, response_body)
+      WHERE d.id = o.id
+      RETURNING d.webhook_id, d.status
+    )
+    UPDATE webhooks SET failing_since = NULL
+    WHERE id IN (SELECT webhook_id FROM outcome WHERE status = 'delivered') AND failing_since IS NOT NULL`.execute(db)
 }
 
 /** Sends a delivery again at once (same event, same `webhook-id`); false when there is no such delivery of the endpoint. */

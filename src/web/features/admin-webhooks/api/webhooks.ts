@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import type { CreatedWebhook, CreateWebhookInput, UpdateWebhookInput, Webhook, WebhookDelivery } from '~shared/schemas/webhooks'
+import type { CreatedWebhook, CreateWebhookInput, UpdateWebhookInput, Webhook, WebhookDelivery, WebhookDeliveryStatus } from '~shared/schemas/webhooks'
 import type { Pagination } from '~shared/schemas/user'
 import { api } from '~web/lib/api-client'
 
@@ -55,8 +55,12 @@ export interface DeliveryPage {
   pagination: Pagination
 }
 
-export async function getDeliveries(id: string, page: number, signal?: AbortSignal): Promise<DeliveryPage> {
+/** Which deliveries a list shows: those of one status, or all of them. */
+export type DeliveryFilter = WebhookDeliveryStatus | 'all'
+
+export async function getDeliveries(id: string, page: number, status: DeliveryFilter, signal?: AbortSignal): Promise<DeliveryPage> {
   const query = new URLSearchParams({ page: String(page), limit: String(DELIVERIES_PER_PAGE) })
+  if (status !== 'all') query.set('status', status)
   const { data } = await api.get<DeliveryPage>(`${webhookPath(id)}/deliveries?${query}`, { signal })
   return data
 }
@@ -70,10 +74,10 @@ export async function retryDelivery(id: string, deliveryId: string): Promise<voi
  * One page of an endpoint's deliveries. While one of them waits for an attempt (pending, or failed
  * and to be tried again), the page asks again every few seconds, so its outcome shows by itself.
  */
-export function useDeliveries(id: string, page: number) {
+export function useDeliveries(id: string, page: number, status: DeliveryFilter) {
   return useQuery({
-    queryKey: [...deliveriesKey(id), page],
-    queryFn: ({ signal }) => getDeliveries(id, page, signal),
+    queryKey: [...deliveriesKey(id), status, page],
+    queryFn: ({ signal }) => getDeliveries(id, page, status, signal),
     placeholderData: keepPreviousData,
     refetchInterval: (query) => (query.state.data?.deliveries.some((delivery) => delivery.status === 'pending' || delivery.status === 'failed') ? 3_000 : false),
   })

@@ -1,16 +1,17 @@
 import type { ReactNode } from 'react'
 import { useState } from 'react'
 import RefreshCw from 'lucide-react/icons/refresh-cw'
-import type { Webhook, WebhookDelivery, WebhookDeliveryStatus } from '~shared/schemas/webhooks'
+import { WEBHOOK_DELIVERY_STATUSES, type Webhook, type WebhookDelivery, type WebhookDeliveryStatus } from '~shared/schemas/webhooks'
 import { Badge, type BadgeTone } from '~web/components/ui/badge'
 import { Button } from '~web/components/ui/button'
+import { SelectField } from '~web/components/ui/filter-fields'
 import { Pagination } from '~web/components/ui/pagination'
 import { Spinner } from '~web/components/ui/spinner'
 import { toastFailure } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
 import { formatDateTime } from '~web/lib/time'
 import { notify } from '~web/lib/toast'
-import { useDeliveries, useRetryDelivery } from '../api/webhooks'
+import { type DeliveryFilter, useDeliveries, useRetryDelivery } from '../api/webhooks'
 
 const STATUS_TONES: Record<WebhookDeliveryStatus, BadgeTone> = { pending: 'blue', delivered: 'green', failed: 'amber', exhausted: 'red' }
 
@@ -25,14 +26,23 @@ function Cell({ label, children }: { label: string; children: ReactNode }) {
 }
 
 /**
- * One endpoint's deliveries, newest first: the event, its status, the attempts so far, the last
- * attempt's answer (code and the first 1,000 characters of the body) and, for any of them, Retry:
- * sent again at once with the same `webhook-id`.
+ * One endpoint's deliveries, newest first, all of them or those of one status: the event, its
+ * status, the attempts so far, the last attempt's answer (code and the first 1,000 characters of
+ * the body) and, for any of them, Retry: sent again at once with the same `webhook-id`.
  */
 export function Deliveries({ webhook }: { webhook: Webhook }) {
   const { t } = useI18n()
   const [page, setPage] = useState(1)
-  const query = useDeliveries(webhook.id, page)
+  const [status, setStatus] = useState<DeliveryFilter>('all')
+  const query = useDeliveries(webhook.id, page, status)
+  const statusOptions = [
+    { value: 'all' as const, label: t('webhooks.deliveries.allStatuses') },
+    ...WEBHOOK_DELIVERY_STATUSES.map((value) => ({ value, label: t(`webhooks.deliveries.statuses.${value}`) })),
+  ]
+  const filter = (value: DeliveryFilter) => {
+    setStatus(value)
+    setPage(1)
+  }
   const retry = useRetryDelivery()
 
   const again = async (delivery: WebhookDelivery) => {
@@ -53,6 +63,7 @@ export function Deliveries({ webhook }: { webhook: Webhook }) {
           {t('webhooks.deliveries.refresh')}
         </Button>
       </div>
+      <SelectField label={t('webhooks.deliveries.columns.status')} value={status} onChange={filter} options={statusOptions} className="w-full sm:w-56" />
       {query.isPending ? (
         <Spinner />
       ) : query.isError && !query.data ? (
@@ -60,7 +71,7 @@ export function Deliveries({ webhook }: { webhook: Webhook }) {
           {t('webhooks.deliveries.loadError')}
         </p>
       ) : query.data.deliveries.length === 0 ? (
-        <p className="text-sm text-muted">{t('webhooks.deliveries.empty')}</p>
+        <p className="text-sm text-muted">{t(status === 'all' ? 'webhooks.deliveries.empty' : 'webhooks.deliveries.emptyFiltered')}</p>
       ) : (
         <>
           <table aria-label={t('webhooks.deliveries.list', { url: webhook.url })} className="block w-full text-left text-sm md:table">
