@@ -6,8 +6,14 @@
  * stop (it exits by itself within 10 s); before the server has installed its handler, SIGTERM ends
  * the process at once.
  */
-process.stdin.on('end', () => process.kill(process.pid, 'SIGTERM'))
-process.stdin.on('error', () => process.kill(process.pid, 'SIGTERM'))
-process.stdin.resume()
-// The pipe must not keep a process alive that has finished its work (a command-line tool).
-process.stdin.unref()
+import { isMainThread } from 'node:worker_threads'
+
+// Worker threads inherit the process's `--import`s, so this file runs in them too: only the main
+// thread owns the pipe (a worker's stdin is a stream of its own, with no `unref`).
+if (isMainThread) {
+  process.stdin.on('end', () => process.kill(process.pid, 'SIGTERM'))
+  process.stdin.on('error', () => process.kill(process.pid, 'SIGTERM'))
+  process.stdin.resume()
+  // The pipe must not keep a process alive that has finished its work (a command-line tool).
+  process.stdin.unref()
+}

@@ -1,9 +1,4 @@
-import assertionSchema from '@authenio/samlify-node-xmllint/build/schemas/saml-schema-assertion-2.0.xsd'
-import protocolSchema from '@authenio/samlify-node-xmllint/build/schemas/saml-schema-protocol-2.0.xsd'
-import xencSchema from '@authenio/samlify-node-xmllint/build/schemas/xenc-schema.xsd'
-import xmldsigSchema from '@authenio/samlify-node-xmllint/build/schemas/xmldsig-core-schema.xsd'
-import xmlSchemaDtd from '@authenio/samlify-node-xmllint/build/schemas/XMLSchema.dtd'
-import datatypesDtd from '@authenio/samlify-node-xmllint/build/schemas/datatypes.dtd'
+import { createRequire } from 'node:module'
 import { validateXML } from 'xmllint-wasm'
 
 /**
@@ -13,6 +8,24 @@ import { validateXML } from 'xmllint-wasm'
  * ships them. That package's own validator is not used: its old Emscripten build adds a process
  * listener at every call and may exit the process when stdout drains.
  */
+
+/**
+ * The schema files are CommonJS modules whose `default` is the text. They are required, not
+ * imported: an ESM default import of them gives the text under Vitest's interop but the module's
+ * exports object under Node's, which xmllint cannot read.
+ */
+const require = createRequire(import.meta.url)
+function schemaText(file: string): string {
+  const text = (require(`@authenio/samlify-node-xmllint/build/schemas/${file}`) as { default?: unknown }).default
+  if (typeof text !== 'string') throw new Error(`SAML schema ${file} could not be read`)
+  return text
+}
+const assertionSchema = schemaText('saml-schema-assertion-2.0.xsd')
+const protocolSchema = schemaText('saml-schema-protocol-2.0.xsd')
+const xencSchema = schemaText('xenc-schema.xsd')
+const xmldsigSchema = schemaText('xmldsig-core-schema.xsd')
+const xmlSchemaDtd = schemaText('XMLSchema.dtd')
+const datatypesDtd = schemaText('datatypes.dtd')
 
 const preload = [
   { fileName: 'saml-schema-assertion-2.0.xsd', contents: assertionSchema },
