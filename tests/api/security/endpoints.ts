@@ -447,6 +447,14 @@ export const OTHER_ENDPOINTS: Endpoint[] = [
   // A provider nobody has, and a callback without a transaction: both send the browser back to the sign-in page.
   { key: 'GET /auth/federation/:id/start', method: 'GET', as: 'anonymous', path: () => `/api/auth/federation/${UNKNOWN_PROVIDER_ID}/start` },
   { key: 'GET /auth/federation/:id/callback', method: 'GET', as: 'anonymous', path: () => `/api/auth/federation/${UNKNOWN_PROVIDER_ID}/callback?code=x&state=y` },
+  // A SAML response for a provider nobody has: the browser goes back to the sign-in page.
+  {
+    key: 'POST /auth/federation/:id/saml',
+    method: 'POST',
+    as: 'anonymous',
+    path: () => `/api/auth/federation/${UNKNOWN_PROVIDER_ID}/saml`,
+  },
+  { key: 'GET /auth/federation/:id/saml/metadata', method: 'GET', as: 'anonymous', path: () => `/api/auth/federation/${UNKNOWN_PROVIDER_ID}/saml/metadata` },
   { key: 'GET /auth/identities', method: 'GET', as: 'user', path: () => '/api/auth/identities' },
   { key: 'DELETE /auth/identities/:id', method: 'DELETE', as: 'user', path: () => '/api/auth/identities/00000000-0000-4000-8000-000000000000' },
   { key: 'GET /health', method: 'GET', as: 'anonymous', path: () => '/api/health' },

@@ -163,6 +163,12 @@ describe('every field of every body, given the wrong type', () => {
     roleRules: [[]],
     freshSignIn: [true],
     expiresAt: [null],
+    // null puts a provider's field back to its kind's default (decision 0519).
+    tenant: [null],
+    scopes: [null],
+    baseUrl: [null],
+    samlEmailAttribute: [null],
+    samlNameAttribute: [null],
   }
   const accepts = (name: string, value: unknown) => (ACCEPTED[name] ?? []).some((taken) => isDeepStrictEqual(taken, value))
 
