@@ -7,6 +7,8 @@ import { openEmptyTestDatabase } from '../../support/test-database'
 /**
  * A database of a release that had a later-numbered migration and lacked earlier-numbered ones
  * (0024 landed before 0019, 0020, 0022): starting this release runs the missing ones, each once.
+ * The last migration stands in for the later one; it may build on anything up to 0017 (0030
+ * redefines 0017's trigger functions), so the database here lacks 0018 onwards.
  */
 
 let handle: DatabaseHandle
@@ -23,7 +25,7 @@ it('runs the earlier-numbered migrations a database lacks, after its later ones'
   const all = await migrationProvider.getMigrations()
   const names = migrationNames()
   const last = names.at(-1)!
-  const skipped = names.filter((name) => name > '0017' && name !== last)
+  const skipped = names.filter((name) => name >= '0018' && name !== last)
   expect(skipped.length).toBeGreaterThan(0)
   const older: Record<string, Migration> = Object.fromEntries(names.filter((name) => !skipped.includes(name)).map((name) => [name, all[name]!]))
   const { error } = await new Migrator({ db: handle.db, provider: { getMigrations: async () => older } }).migrateToLatest()
