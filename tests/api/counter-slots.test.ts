@@ -89,4 +89,25 @@ describe('the counters’ slots', () => {
       [`user_counts:MODERATOR/ACTIVE/true/false:${slot}`]: 1,
     })
   })
+
+  it('an update that changes no key (a sign-in’s time, a rename, a new verification time) moves nothing; losing the verification does', async () => {
+    const { rows } = await sql<{ id: string }>`
+      INSERT INTO users (name, email, password_hash, role, status, email_verified_at, created_at, updated_at)
+      VALUES ('Slot Keeper', ${uniqueEmail('slot-keeper')}, 'not-a-hash', 'CLIENT', 'SUSPENDED', now(), now(), now())
+      RETURNING id`.execute(t.ctx.db)
+    const id = rows[0]!.id
+    const before = await counters(t.ctx.db)
+    await sql`UPDATE users SET last_sign_in_at = now(), name = 'Slot Keeper Renamed', email_verified_at = now() + interval '1 minute', role = 'CLIENT' WHERE id = ${id}`.execute(
+      t.ctx.db,
+    )
+    expect(moved(before, await counters(t.ctx.db))).toEqual({})
+    const slot = await t.ctx.db.connection().execute(async (connection) => {
+      await sql`UPDATE users SET email_verified_at = NULL, mfa_enabled = true WHERE id = ${id}`.execute(connection)
+      return slotOf(connection)
+    })
+    expect(moved(before, await counters(t.ctx.db))).toEqual({
+      [`user_counts:CLIENT/SUSPENDED/true/false:${slot}`]: -1,
+      [`user_counts:CLIENT/SUSPENDED/false/true:${slot}`]: 1,
+    })
+  })
 })
