@@ -1,4 +1,5 @@
 import AppWindow from 'lucide-react/icons/app-window'
+import { ListEmpty } from '~web/components/admin-list'
 import { useI18n } from '~web/lib/i18n'
 
 /**
@@ -9,14 +10,11 @@ import { useI18n } from '~web/lib/i18n'
 export function ApplicationsEmpty() {
   const { t } = useI18n()
   return (
-    <div className="flex flex-col items-center gap-2 px-4 py-10 text-center">
-      <AppWindow aria-hidden className="size-8 text-muted" />
-      <p className="font-medium">{t('applications.empty')}</p>
-      <p className="max-w-prose text-sm text-muted">{t('applications.emptyWhat')}</p>
-      <p className="max-w-prose text-sm text-muted">{t('applications.emptyNext')}</p>
-      <p className="max-w-prose text-sm text-muted">
-        {t('applications.emptyGuide')} <code className="font-mono text-fg">docs/sign-in-with-accounts.md</code>
-      </p>
-    </div>
+    <ListEmpty
+      icon={AppWindow}
+      title={t('applications.empty')}
+      lines={[t('applications.emptyWhat'), t('applications.emptyNext')]}
+      guide={{ text: t('applications.emptyGuide'), file: 'docs/sign-in-with-accounts.md' }}
+    />
   )
 }

@@ -1,11 +1,7 @@
-import { useRef, useState } from 'react'
-import Plus from 'lucide-react/icons/plus'
+import { useState } from 'react'
 import type { Application } from '~shared/schemas/applications'
-import { Button } from '~web/components/ui/button'
-import { Card, CardContent } from '~web/components/ui/card'
+import { ListStates, NewButton, useReturnFocus } from '~web/components/admin-list'
 import { PageHeader } from '~web/components/ui/page-header'
-import { PageSpinner } from '~web/components/ui/spinner'
-import { ErrorState } from '~web/components/ui/states'
 import { toastFailure } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
 import { notify } from '~web/lib/toast'
@@ -31,16 +27,7 @@ export function ApplicationsPage() {
   const [form, setForm] = useState<{ application: Application | null } | null>(null)
   const [confirming, setConfirming] = useState<Confirming | null>(null)
   const [credentials, setCredentials] = useState<Credentials | null>(null)
-  const area = useRef<HTMLDivElement>(null)
-  const returnTo = useRef<string | null>(null)
-  const applications = query.data ?? []
-
-  const returnFocus = () => {
-    const root = area.current
-    if (!root) return null
-    const row = [...root.querySelectorAll<HTMLElement>('[data-application-actions]')].find((button) => button.dataset.applicationActions === returnTo.current)
-    return row ?? root.querySelector<HTMLElement>('[data-applications-table]') ?? root.querySelector<HTMLElement>('[data-new-application]')
-  }
+  const { area, returnTo, returnFocus } = useReturnFocus()
 
   const toggle = async (application: Application) => {
     try {
@@ -52,7 +39,7 @@ export function ApplicationsPage() {
   }
 
   const onAction = (application: Application, action: ApplicationAction) => {
-    returnTo.current = application.id
+    returnTo(application.id)
     if (action === 'edit') setForm({ application })
     else if (action === 'toggle') void toggle(application)
     else setConfirming({ application, action })
@@ -83,31 +70,18 @@ export function ApplicationsPage() {
         title={t('applications.title')}
         description={t('applications.description')}
         actions={
-          <Button
-            data-new-application
+          <NewButton
+            label={t('applications.newApplication')}
             onClick={() => {
-              returnTo.current = null
+              returnTo(null)
               setForm({ application: null })
             }}
-          >
-            <Plus aria-hidden className="size-4" />
-            {t('applications.newApplication')}
-          </Button>
+          />
         }
       />
-      <Card>
-        <CardContent className="pt-4 sm:pt-6">
-          {query.isPending ? (
-            <PageSpinner />
-          ) : query.isError && !query.data ? (
-            <ErrorState message={t('applications.loadError')} onRetry={() => void query.refetch()} />
-          ) : applications.length === 0 ? (
-            <ApplicationsEmpty />
-          ) : (
-            <ApplicationsTable applications={applications} onAction={onAction} />
-          )}
-        </CardContent>
-      </Card>
+      <ListStates query={query} loadError={t('applications.loadError')} empty={<ApplicationsEmpty />}>
+        {(applications) => <ApplicationsTable applications={applications} onAction={onAction} />}
+      </ListStates>
       <ApplicationFormDialog
         open={!!form}
         application={form?.application ?? null}

@@ -1,4 +1,3 @@
-import type { ReactNode } from 'react'
 import { Link } from 'react-router'
 import EllipsisVertical from 'lucide-react/icons/ellipsis-vertical'
 import KeyRound from 'lucide-react/icons/key-round'
@@ -6,6 +5,7 @@ import Pencil from 'lucide-react/icons/pencil'
 import Power from 'lucide-react/icons/power'
 import Trash2 from 'lucide-react/icons/trash-2'
 import type { Application } from '~shared/schemas/applications'
+import { ColumnHeader, LabelledCell } from '~web/components/admin-list'
 import { Badge } from '~web/components/ui/badge'
 import { buttonClass } from '~web/components/ui/button'
 import { Menu, MenuContent, MenuItem, MenuTrigger } from '~web/components/ui/dropdown-menu'
@@ -24,15 +24,15 @@ export function ApplicationsTable({ applications, onAction }: { applications: Ap
   const { t } = useI18n()
   return (
     <div className="md:overflow-x-auto">
-      <table tabIndex={-1} data-applications-table aria-label={t('applications.list')} className="w-full text-left text-sm outline-none">
+      <table tabIndex={-1} data-list aria-label={t('applications.list')} className="w-full text-left text-sm outline-none">
         <thead className="hidden border-b border-line text-muted md:table-header-group">
           <tr>
-            <Th>{t('applications.columns.name')}</Th>
-            <Th>{t('applications.columns.type')}</Th>
-            <Th>{t('applications.columns.firstParty')}</Th>
-            <Th>{t('applications.columns.status')}</Th>
-            <Th>{t('applications.columns.redirectUris')}</Th>
-            <Th>{t('applications.columns.created')}</Th>
+            <ColumnHeader>{t('applications.columns.name')}</ColumnHeader>
+            <ColumnHeader>{t('applications.columns.type')}</ColumnHeader>
+            <ColumnHeader>{t('applications.columns.firstParty')}</ColumnHeader>
+            <ColumnHeader>{t('applications.columns.status')}</ColumnHeader>
+            <ColumnHeader>{t('applications.columns.redirectUris')}</ColumnHeader>
+            <ColumnHeader>{t('applications.columns.created')}</ColumnHeader>
             <th scope="col" className="px-2 py-2 text-right font-medium">
               <span className="sr-only">{t('applications.columns.actions')}</span>
             </th>
@@ -49,11 +49,11 @@ export function ApplicationsTable({ applications, onAction }: { applications: Ap
                 </span>
                 <span className="block font-mono text-xs wrap-anywhere text-muted">{application.id}</span>
               </td>
-              <Cell label={t('applications.columns.type')}>{t(`applications.types.${application.type}`)}</Cell>
-              <Cell label={t('applications.columns.firstParty')}>{application.firstParty ? t('applications.yes') : t('applications.no')}</Cell>
-              <Cell label={t('applications.columns.status')}>
+              <LabelledCell label={t('applications.columns.type')}>{t(`applications.types.${application.type}`)}</LabelledCell>
+              <LabelledCell label={t('applications.columns.firstParty')}>{application.firstParty ? t('applications.yes') : t('applications.no')}</LabelledCell>
+              <LabelledCell label={t('applications.columns.status')}>
                 <Badge tone={application.enabled ? 'green' : 'gray'}>{application.enabled ? t('applications.enabled') : t('applications.disabled')}</Badge>
-              </Cell>
+              </LabelledCell>
               {/* On a phone the address goes under its label, with the row's whole width. */}
               <td className="block py-1 md:table-cell md:px-2 md:py-3">
                 <span className="block text-muted md:hidden">{t('applications.columns.redirectUris')}</span>
@@ -62,7 +62,7 @@ export function ApplicationsTable({ applications, onAction }: { applications: Ap
                   <span className="block text-xs text-muted">{t('applications.moreUris', { count: String(application.redirectUris.length - 1) })}</span>
                 ) : null}
               </td>
-              <Cell label={t('applications.columns.created')}>{formatDate(application.createdAt)}</Cell>
+              <LabelledCell label={t('applications.columns.created')}>{formatDate(application.createdAt)}</LabelledCell>
               <td className="absolute top-2 right-0 md:static md:table-cell md:px-2 md:py-3 md:text-right">
                 <RowActions application={application} onAction={onAction} />
               </td>
@@ -74,32 +74,11 @@ export function ApplicationsTable({ applications, onAction }: { applications: Ap
   )
 }
 
-function Th({ children }: { children: ReactNode }) {
-  return (
-    <th scope="col" className="px-2 py-2 font-medium">
-      {children}
-    </th>
-  )
-}
-
-function Cell({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <td className="flex items-center justify-between gap-3 py-1 md:table-cell md:px-2 md:py-3">
-      <span className="text-muted md:hidden">{label}</span>
-      <span className="min-w-0 text-right md:text-left">{children}</span>
-    </td>
-  )
-}
-
 function RowActions({ application, onAction }: { application: Application; onAction: (application: Application, action: ApplicationAction) => void }) {
   const { t } = useI18n()
   return (
     <Menu>
-      <MenuTrigger
-        className={buttonClass('ghost', 'icon')}
-        aria-label={t('applications.actionsFor', { name: application.name })}
-        data-application-actions={application.id}
-      >
+      <MenuTrigger className={buttonClass('ghost', 'icon')} aria-label={t('applications.actionsFor', { name: application.name })} data-row-actions={application.id}>
         <EllipsisVertical aria-hidden className="size-4" />
       </MenuTrigger>
       <MenuContent>

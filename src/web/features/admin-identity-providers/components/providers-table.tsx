@@ -1,9 +1,9 @@
-import type { ReactNode } from 'react'
 import EllipsisVertical from 'lucide-react/icons/ellipsis-vertical'
 import Pencil from 'lucide-react/icons/pencil'
 import Power from 'lucide-react/icons/power'
 import Trash2 from 'lucide-react/icons/trash-2'
 import type { IdentityProvider } from '~shared/schemas/identity-providers'
+import { ColumnHeader, LabelledCell } from '~web/components/admin-list'
 import { Badge } from '~web/components/ui/badge'
 import { buttonClass } from '~web/components/ui/button'
 import { Menu, MenuContent, MenuItem, MenuTrigger } from '~web/components/ui/dropdown-menu'
@@ -20,13 +20,13 @@ export function ProvidersTable({ providers, onAction }: { providers: IdentityPro
   const { t } = useI18n()
   return (
     <div className="md:overflow-x-auto">
-      <table tabIndex={-1} data-providers-table aria-label={t('signInMethods.list')} className="w-full text-left text-sm outline-none">
+      <table tabIndex={-1} data-list aria-label={t('signInMethods.list')} className="w-full text-left text-sm outline-none">
         <thead className="hidden border-b border-line text-muted md:table-header-group">
           <tr>
-            <Th>{t('signInMethods.columns.name')}</Th>
-            <Th>{t('signInMethods.columns.kind')}</Th>
-            <Th>{t('signInMethods.columns.status')}</Th>
-            <Th>{t('signInMethods.columns.domains')}</Th>
+            <ColumnHeader>{t('signInMethods.columns.name')}</ColumnHeader>
+            <ColumnHeader>{t('signInMethods.columns.kind')}</ColumnHeader>
+            <ColumnHeader>{t('signInMethods.columns.status')}</ColumnHeader>
+            <ColumnHeader>{t('signInMethods.columns.domains')}</ColumnHeader>
             <th scope="col" className="px-2 py-2 text-right font-medium">
               <span className="sr-only">{t('signInMethods.columns.actions')}</span>
             </th>
@@ -39,17 +39,17 @@ export function ProvidersTable({ providers, onAction }: { providers: IdentityPro
                 <span className="block font-medium break-words">{provider.name}</span>
                 <span className="block font-mono text-xs wrap-anywhere text-muted">{provider.id}</span>
               </th>
-              <Cell label={t('signInMethods.columns.kind')}>{t(`signInMethods.kinds.${provider.kind}`)}</Cell>
-              <Cell label={t('signInMethods.columns.status')}>
+              <LabelledCell label={t('signInMethods.columns.kind')}>{t(`signInMethods.kinds.${provider.kind}`)}</LabelledCell>
+              <LabelledCell label={t('signInMethods.columns.status')}>
                 <Badge tone={provider.enabled ? 'green' : 'gray'}>{provider.enabled ? t('signInMethods.enabled') : t('signInMethods.disabled')}</Badge>
-              </Cell>
-              <Cell label={t('signInMethods.columns.domains')}>
+              </LabelledCell>
+              <LabelledCell label={t('signInMethods.columns.domains')}>
                 {provider.emailDomains.length > 0 ? (
                   <span className="wrap-anywhere">{provider.emailDomains.join(', ')}</span>
                 ) : (
                   <span className="text-muted">{t('signInMethods.noDomains')}</span>
                 )}
-              </Cell>
+              </LabelledCell>
               <td className="absolute top-2 right-0 md:static md:table-cell md:px-2 md:py-3 md:text-right">
                 <RowActions provider={provider} onAction={onAction} />
               </td>
@@ -61,28 +61,11 @@ export function ProvidersTable({ providers, onAction }: { providers: IdentityPro
   )
 }
 
-function Th({ children }: { children: ReactNode }) {
-  return (
-    <th scope="col" className="px-2 py-2 font-medium">
-      {children}
-    </th>
-  )
-}
-
-function Cell({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <td className="flex items-center justify-between gap-3 py-1 md:table-cell md:px-2 md:py-3">
-      <span className="text-muted md:hidden">{label}</span>
-      <span className="min-w-0 text-right md:text-left">{children}</span>
-    </td>
-  )
-}
-
 function RowActions({ provider, onAction }: { provider: IdentityProvider; onAction: (provider: IdentityProvider, action: ProviderAction) => void }) {
   const { t } = useI18n()
   return (
     <Menu>
-      <MenuTrigger className={buttonClass('ghost', 'icon')} aria-label={t('signInMethods.actionsFor', { name: provider.name })} data-provider-actions={provider.id}>
+      <MenuTrigger className={buttonClass('ghost', 'icon')} aria-label={t('signInMethods.actionsFor', { name: provider.name })} data-row-actions={provider.id}>
         <EllipsisVertical aria-hidden className="size-4" />
       </MenuTrigger>
       <MenuContent>

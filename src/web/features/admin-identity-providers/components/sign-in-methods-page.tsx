@@ -1,12 +1,10 @@
-import { useRef, useState } from 'react'
-import Plus from 'lucide-react/icons/plus'
+import { useState } from 'react'
 import type { IdentityProvider } from '~shared/schemas/identity-providers'
+import { ListEmpty, ListStates, NewButton, useReturnFocus } from '~web/components/admin-list'
 import { ConfirmDialog } from '~web/components/confirm-dialog'
 import { Button } from '~web/components/ui/button'
-import { Card, CardContent } from '~web/components/ui/card'
 import { Dialog } from '~web/components/ui/dialog'
 import { PageHeader } from '~web/components/ui/page-header'
-import { PageSpinner } from '~web/components/ui/spinner'
 import { ErrorState } from '~web/components/ui/states'
 import { toastFailure } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
@@ -32,16 +30,7 @@ export function SignInMethodsPage() {
   const [form, setForm] = useState<{ provider: IdentityProvider | null } | null>(null)
   const [deleting, setDeleting] = useState<IdentityProvider | null>(null)
   const [created, setCreated] = useState<IdentityProvider | null>(null)
-  const area = useRef<HTMLDivElement>(null)
-  const returnTo = useRef<string | null>(null)
-  const providers = query.data ?? []
-
-  const returnFocus = () => {
-    const root = area.current
-    if (!root) return null
-    const row = [...root.querySelectorAll<HTMLElement>('[data-provider-actions]')].find((button) => button.dataset.providerActions === returnTo.current)
-    return row ?? root.querySelector<HTMLElement>('[data-providers-table]') ?? root.querySelector<HTMLElement>('[data-new-provider]')
-  }
+  const { area, returnTo, returnFocus } = useReturnFocus()
 
   const toggle = async (provider: IdentityProvider) => {
     try {
@@ -53,7 +42,7 @@ export function SignInMethodsPage() {
   }
 
   const onAction = (provider: IdentityProvider, action: ProviderAction) => {
-    returnTo.current = provider.id
+    returnTo(provider.id)
     if (action === 'edit') setForm({ provider })
     else if (action === 'toggle') void toggle(provider)
     else setDeleting(provider)
@@ -76,41 +65,25 @@ export function SignInMethodsPage() {
         title={t('signInMethods.title')}
         description={t('signInMethods.description')}
         actions={
-          <Button
-            data-new-provider
+          <NewButton
+            label={t('signInMethods.newProvider')}
             onClick={() => {
-              returnTo.current = null
+              returnTo(null)
               setForm({ provider: null })
             }}
-          >
-            <Plus aria-hidden className="size-4" />
-            {t('signInMethods.newProvider')}
-          </Button>
+          />
         }
       />
-      <Card>
-        <CardContent className="pt-4 sm:pt-6">
-          {query.isPending ? (
-            <PageSpinner />
-          ) : query.isError && !query.data ? (
-            <ErrorState message={t('signInMethods.loadError')} onRetry={() => void query.refetch()} />
-          ) : providers.length === 0 ? (
-            <div className="px-4 py-10 text-center">
-              <p className="font-medium">{t('signInMethods.empty')}</p>
-              <p className="mx-auto max-w-prose text-sm text-muted">{t('signInMethods.emptyWhat')}</p>
-            </div>
-          ) : (
-            <ProvidersTable providers={providers} onAction={onAction} />
-          )}
-        </CardContent>
-      </Card>
+      <ListStates query={query} loadError={t('signInMethods.loadError')} empty={<ListEmpty title={t('signInMethods.empty')} lines={[t('signInMethods.emptyWhat')]} />}>
+        {(providers) => <ProvidersTable providers={providers} onAction={onAction} />}
+      </ListStates>
       <ProviderFormDialog
         open={!!form}
         provider={form?.provider ?? null}
         appUrl={appUrl.data ?? null}
         onClose={() => setForm(null)}
         onCreated={(provider) => {
-          returnTo.current = provider.id
+          returnTo(provider.id)
           setForm(null)
           setCreated(provider)
         }}

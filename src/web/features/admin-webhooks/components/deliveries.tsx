@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react'
+import { ColumnHeader } from '~web/components/admin-list'
 import { useState } from 'react'
 import RefreshCw from 'lucide-react/icons/refresh-cw'
 import { WEBHOOK_DELIVERY_STATUSES, type Webhook, type WebhookDelivery, type WebhookDeliveryStatus } from '~shared/schemas/webhooks'
@@ -77,11 +78,11 @@ export function Deliveries({ webhook }: { webhook: Webhook }) {
           <table aria-label={t('webhooks.deliveries.list', { url: webhook.url })} className="block w-full text-left text-sm md:table">
             <thead className="hidden border-b border-line text-muted md:table-header-group">
               <tr>
-                <Th>{t('webhooks.deliveries.columns.event')}</Th>
-                <Th>{t('webhooks.deliveries.columns.status')}</Th>
-                <Th>{t('webhooks.deliveries.columns.attempts')}</Th>
-                <Th>{t('webhooks.deliveries.columns.lastAttempt')}</Th>
-                <Th>{t('webhooks.deliveries.columns.response')}</Th>
+                <ColumnHeader>{t('webhooks.deliveries.columns.event')}</ColumnHeader>
+                <ColumnHeader>{t('webhooks.deliveries.columns.status')}</ColumnHeader>
+                <ColumnHeader>{t('webhooks.deliveries.columns.attempts')}</ColumnHeader>
+                <ColumnHeader>{t('webhooks.deliveries.columns.lastAttempt')}</ColumnHeader>
+                <ColumnHeader>{t('webhooks.deliveries.columns.response')}</ColumnHeader>
                 <th scope="col" className="px-2 py-2 text-right font-medium">
                   <span className="sr-only">{t('webhooks.deliveries.columns.actions')}</span>
                 </th>
@@ -125,14 +126,6 @@ export function Deliveries({ webhook }: { webhook: Webhook }) {
         </>
       )}
     </div>
-  )
-}
-
-function Th({ children }: { children: ReactNode }) {
-  return (
-    <th scope="col" className="px-2 py-2 font-medium">
-      {children}
-    </th>
   )
 }
 

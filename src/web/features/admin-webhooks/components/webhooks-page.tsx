@@ -1,22 +1,20 @@
-import { useRef, useState } from 'react'
+import { useState } from 'react'
 import ChevronDown from 'lucide-react/icons/chevron-down'
 import EllipsisVertical from 'lucide-react/icons/ellipsis-vertical'
 import KeyRound from 'lucide-react/icons/key-round'
 import Pencil from 'lucide-react/icons/pencil'
-import Plus from 'lucide-react/icons/plus'
 import Power from 'lucide-react/icons/power'
 import Send from 'lucide-react/icons/send'
 import Trash2 from 'lucide-react/icons/trash-2'
 import Webhook from 'lucide-react/icons/webhook'
 import type { Webhook as WebhookEndpoint } from '~shared/schemas/webhooks'
+import { ListEmpty, ListStates, NewButton, useReturnFocus } from '~web/components/admin-list'
 import { ConfirmDialog } from '~web/components/confirm-dialog'
 import { Badge } from '~web/components/ui/badge'
 import { Button, buttonClass } from '~web/components/ui/button'
 import { Card, CardContent } from '~web/components/ui/card'
 import { Menu, MenuContent, MenuItem, MenuTrigger } from '~web/components/ui/dropdown-menu'
 import { PageHeader } from '~web/components/ui/page-header'
-import { PageSpinner } from '~web/components/ui/spinner'
-import { ErrorState } from '~web/components/ui/states'
 import { cn } from '~web/lib/cn'
 import { toastFailure } from '~web/lib/failures'
 import { useI18n } from '~web/lib/i18n'
@@ -46,9 +44,7 @@ export function WebhooksPage() {
   const [confirming, setConfirming] = useState<Confirming | null>(null)
   const [shown, setShown] = useState<ShownSecret | null>(null)
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set())
-  const area = useRef<HTMLDivElement>(null)
-  const returnTo = useRef<string | null>(null)
-  const webhooks = query.data ?? []
+  const { area, returnTo, returnFocus } = useReturnFocus()
 
   const showDeliveries = (id: string, show: boolean) =>
     setOpen((current) => {
@@ -57,13 +53,6 @@ export function WebhooksPage() {
       else next.delete(id)
       return next
     })
-
-  const returnFocus = () => {
-    const root = area.current
-    if (!root) return null
-    const row = [...root.querySelectorAll<HTMLElement>('[data-webhook-actions]')].find((button) => button.dataset.webhookActions === returnTo.current)
-    return row ?? root.querySelector<HTMLElement>('[data-new-webhook]')
-  }
 
   const toggle = async (webhook: WebhookEndpoint) => {
     try {
@@ -85,7 +74,7 @@ export function WebhooksPage() {
   }
 
   const onAction = (webhook: WebhookEndpoint, action: Action) => {
-    returnTo.current = webhook.id
+    returnTo(webhook.id)
     if (action === 'edit') setForm({ webhook })
     else if (action === 'toggle') void toggle(webhook)
     else setConfirming({ webhook, action })
@@ -116,50 +105,46 @@ export function WebhooksPage() {
         title={t('webhooks.title')}
         description={t('webhooks.description')}
         actions={
-          <Button
-            data-new-webhook
+          <NewButton
+            label={t('webhooks.newEndpoint')}
             onClick={() => {
-              returnTo.current = null
+              returnTo(null)
               setForm({ webhook: null })
             }}
-          >
-            <Plus aria-hidden className="size-4" />
-            {t('webhooks.newEndpoint')}
-          </Button>
+          />
         }
       />
-      {query.isPending ? (
-        <PageSpinner />
-      ) : query.isError && !query.data ? (
-        <ErrorState message={t('webhooks.loadError')} onRetry={() => void query.refetch()} />
-      ) : webhooks.length === 0 ? (
-        <Card>
-          <CardContent className="pt-4 sm:pt-6">
-            <WebhooksEmpty />
-          </CardContent>
-        </Card>
-      ) : (
-        <ul aria-label={t('webhooks.list')} className="space-y-4">
-          {webhooks.map((webhook) => (
-            <li key={webhook.id}>
-              <EndpointCard
-                webhook={webhook}
-                open={open.has(webhook.id)}
-                onOpen={(show) => showDeliveries(webhook.id, show)}
-                onTest={() => void test(webhook)}
-                onAction={(action) => onAction(webhook, action)}
-              />
-            </li>
-          ))}
-        </ul>
-      )}
+      <ListStates
+        query={query}
+        framed={false}
+        loadError={t('webhooks.loadError')}
+        empty={
+          <ListEmpty icon={Webhook} title={t('webhooks.empty')} lines={[t('webhooks.emptyWhat')]} guide={{ text: t('webhooks.emptyGuide'), file: 'docs/webhooks.md' }} />
+        }
+      >
+        {(webhooks) => (
+          <ul aria-label={t('webhooks.list')} className="space-y-4">
+            {webhooks.map((webhook) => (
+              <li key={webhook.id}>
+                <EndpointCard
+                  webhook={webhook}
+                  open={open.has(webhook.id)}
+                  onOpen={(show) => showDeliveries(webhook.id, show)}
+                  onTest={() => void test(webhook)}
+                  onAction={(action) => onAction(webhook, action)}
+                />
+              </li>
+            ))}
+          </ul>
+        )}
+      </ListStates>
       <WebhookFormDialog
         open={!!form}
         webhook={form?.webhook ?? null}
         onClose={() => setForm(null)}
         onCreated={(created) => {
           setForm(null)
-          returnTo.current = created.webhook.id
+          returnTo(created.webhook.id)
           setShown({ url: created.webhook.url, secret: created.secret })
         }}
         returnFocus={returnFocus}
@@ -176,21 +161,6 @@ export function WebhooksPage() {
         returnFocus={returnFocus}
       />
       <SecretDialog shown={shown} onClose={() => setShown(null)} />
-    </div>
-  )
-}
-
-/** No endpoint yet: what one is, and where the guide for receivers is (a file of the product's source, named, not linked: decision 0015). */
-function WebhooksEmpty() {
-  const { t } = useI18n()
-  return (
-    <div className="flex flex-col items-center gap-2 px-4 py-10 text-center">
-      <Webhook aria-hidden className="size-8 text-muted" />
-      <p className="font-medium">{t('webhooks.empty')}</p>
-      <p className="max-w-prose text-sm text-muted">{t('webhooks.emptyWhat')}</p>
-      <p className="max-w-prose text-sm text-muted">
-        {t('webhooks.emptyGuide')} <code className="font-mono text-fg">docs/webhooks.md</code>
-      </p>
     </div>
   )
 }
@@ -241,7 +211,7 @@ function EndpointCard({
           </ul>
         </div>
         <Menu>
-          <MenuTrigger className={buttonClass('ghost', 'icon')} aria-label={t('webhooks.actionsFor', { url: webhook.url })} data-webhook-actions={webhook.id}>
+          <MenuTrigger className={buttonClass('ghost', 'icon')} aria-label={t('webhooks.actionsFor', { url: webhook.url })} data-row-actions={webhook.id}>
             <EllipsisVertical aria-hidden className="size-4" />
           </MenuTrigger>
           <MenuContent>
