@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { type Kysely, sql } from 'kysely'
 import { commitChange } from '~server/change'
 import { type Config, loadConfig } from '~server/config/env'
+import { commitBatchWithoutWaiting } from '~server/data/import-users/batch-commit'
 import { DataDirLockedError, lockDataDir } from '~server/db/data-dir-lock'
 import { openDatabase, PGLITE_EXTENSIONS, probeDatabase } from '~server/db/database'
 import { migrateToLatest, migrationProvider } from '~server/db/migrate'
@@ -164,7 +165,11 @@ async function importForReal(config: Config, options: Options, report: ImportRep
   try {
     const { ctx } = runtime
     const store: ImportStore = {
-      write: (work) => commitChange(ctx, (change) => work({ trx: change.trx, now: change.now })),
+      write: (work) =>
+        commitChange(ctx, async (change) => {
+          await commitBatchWithoutWaiting(change.trx)
+          return work({ trx: change.trx, now: change.now })
+        }),
       concurrency: ctx.dbKind === 'postgres' ? 2 : 1,
     }
     return await withSearchIndexesDeferred(

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Role, Status } from '~shared/constants'
 import type { Db } from '~server/db/types'
+import { timeOrderedIds } from './time-ordered-ids'
 
 /**
  * Rows of an import (migration 0021): the accounts that are already there, and a batch of new
@@ -44,12 +45,14 @@ export interface NewImportedAccount {
   position: number
 }
 
+const nextId = timeOrderedIds()
+
 /**
  * Inserts the accounts, skipping any whose address an account took meanwhile (someone registering
  * on a running server), with the `imported_accounts` row and the "Imported from" entry of each one
  * inserted, in one statement (one round trip for the batch): the ones inserted, by address. The
  * entries are inserted in the batch's order; their trigger finds each new account, inserted
- * earlier in the same statement.
+ * earlier in the same statement. Their ids are time-ordered, given here (decision 0557).
  */
 export async function insertImportedAccounts(
   trx: Db,
@@ -63,15 +66,15 @@ export async function insertImportedAccounts(
   const { rows } = await sql<{ id: string; email: string }>`
     WITH batch AS (
       SELECT * FROM unnest(
-        ${column((a) => a.name)}::text[], ${column((a) => a.email)}::text[], ${column((a) => a.phone)}::text[],
+        ${column(() => nextId())}::uuid[], ${column((a) => a.name)}::text[], ${column((a) => a.email)}::text[], ${column((a) => a.phone)}::text[],
         ${column((a) => a.passwordHash)}::text[], ${column((a) => a.role)}::text[], ${column((a) => a.status)}::text[],
         ${column((a) => iso(a.emailVerifiedAt))}::timestamptz[], ${column((a) => iso(a.createdAt))}::timestamptz[],
         ${column((a) => iso(a.updatedAt))}::timestamptz[], ${column((a) => a.sourceId)}::text[], ${column((a) => a.position)}::bigint[],
         ${column(run.details)}::text[]
-      ) WITH ORDINALITY AS t (name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at, source_id, position, details, n)
+      ) WITH ORDINALITY AS t (id, name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at, source_id, position, details, n)
     ), inserted AS (
-      INSERT INTO users (name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at)
-      SELECT name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at FROM batch ORDER BY n
+      INSERT INTO users (id, name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at)
+      SELECT id, name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at FROM batch ORDER BY n
       ON CONFLICT (email) DO NOTHING
       RETURNING id, email
     ), written AS (
