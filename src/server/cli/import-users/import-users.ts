@@ -167,7 +167,8 @@ async function importForReal(config: Config, options: Options, report: ImportRep
     const store: ImportStore = {
       write: (work) =>
         commitChange(ctx, async (change) => {
-          await commitBatchWithoutWaiting(change.trx)
+          // The embedded database lives in this process: a kill of the import is its crash too.
+          if (ctx.dbKind === 'postgres') await commitBatchWithoutWaiting(change.trx)
           return work({ trx: change.trx, now: change.now })
         }),
       concurrency: ctx.dbKind === 'postgres' ? 2 : 1,
