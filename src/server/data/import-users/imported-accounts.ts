@@ -18,6 +18,12 @@ export interface AccountAlreadyThere {
   position: string | null
 }
 
+/**
+ * Each source id is looked up by itself in the `(format, source_id)` index (the `OFFSET 0` keeps
+ * the lookup per id). Asked for all of them at once, the planner may instead read every account of
+ * the format and keep those in the list, guided by statistics that a running import leaves behind
+ * (taken when the table was small): a read of the whole table for every batch.
+ */
 export async function findAccountsAlreadyThere(db: Db, format: string, emails: string[], sourceIds: string[]): Promise<AccountAlreadyThere[]> {
   const { rows } = await sql<AccountAlreadyThere>`
     SELECT u.email, i.format, i.source_id, i.run_id::text AS run_id, i.position::text AS position
@@ -25,8 +31,10 @@ export async function findAccountsAlreadyThere(db: Db, format: string, emails: s
     WHERE u.email = ANY(${emails}::text[])
     UNION ALL
     SELECT u.email, i.format, i.source_id, i.run_id::text, i.position::text
-    FROM imported_accounts i JOIN users u ON u.id = i.user_id
-    WHERE i.format = ${format} AND i.source_id = ANY(${sourceIds}::text[]) AND NOT (u.email = ANY(${emails}::text[]))
+    FROM unnest(${sourceIds}::text[]) AS s (source_id)
+    CROSS JOIN LATERAL (SELECT * FROM imported_accounts WHERE format = ${format} AND source_id = s.source_id OFFSET 0) AS i
+    JOIN users u ON u.id = i.user_id
+    WHERE NOT (u.email = ANY(${emails}::text[]))
   `.execute(db)
   return rows
 }
@@ -93,12 +101,12 @@ export async function insertImportedAccounts(
 
 /** The accounts an import brought from these records of a system, by their id there. */
 export async function findImportedAccountIds(db: Db, format: string, sourceIds: string[]): Promise<Map<string, string>> {
-  const rows = await db
-    .selectFrom('imported_accounts')
-    .select(['source_id', 'user_id'])
-    .where('format', '=', format)
-    .where('source_id', 'in', sourceIds.length > 0 ? sourceIds : [''])
-    .execute()
+  // One lookup per id, as in findAccountsAlreadyThere.
+  const { rows } = await sql<{ source_id: string; user_id: string }>`
+    SELECT i.source_id, i.user_id
+    FROM unnest(${sourceIds}::text[]) AS s (source_id)
+    CROSS JOIN LATERAL (SELECT source_id, user_id FROM imported_accounts WHERE format = ${format} AND source_id = s.source_id OFFSET 0) AS i
+  `.execute(db)
   return new Map(rows.map((row) => [row.source_id, row.user_id]))
 }
 
