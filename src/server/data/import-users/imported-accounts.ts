@@ -19,22 +19,26 @@ export interface AccountAlreadyThere {
 }
 
 /**
- * Each source id is looked up by itself in the `(format, source_id)` index (the `OFFSET 0` keeps
- * the lookup per id). Asked for all of them at once, the planner may instead read every account of
- * the format and keep those in the list, guided by statistics that a running import leaves behind
- * (taken when the table was small): a read of the whole table for every batch.
+ * Each address and each source id is looked up by itself, in the index of `users.email` or of
+ * `imported_accounts (format, source_id)`, both unique (the `LIMIT 1` keeps the lookup per key, and
+ * tells the planner it finds at most one, which it cannot tell from a two-column key). Asked for a
+ * whole batch at once, the planner may instead read a whole table for every batch (every account
+ * of the format, filtered by the batch's list; every account, hashed to join the few found),
+ * guided by statistics that a running import leaves behind: taken when the tables were small.
  */
 export async function findAccountsAlreadyThere(db: Db, format: string, emails: string[], sourceIds: string[]): Promise<AccountAlreadyThere[]> {
   const { rows } = await sql<AccountAlreadyThere>`
-    SELECT u.email, i.format, i.source_id, i.run_id::text AS run_id, i.position::text AS position
-    FROM users u LEFT JOIN imported_accounts i ON i.user_id = u.id
-    WHERE u.email = ANY(${emails}::text[])
+    SELECT found.* FROM unnest(${emails}::text[]) AS e (email) CROSS JOIN LATERAL (
+      SELECT u.email, i.format, i.source_id, i.run_id::text AS run_id, i.position::text AS position
+      FROM users u LEFT JOIN imported_accounts i ON i.user_id = u.id
+      WHERE u.email = e.email LIMIT 1
+    ) AS found
     UNION ALL
-    SELECT u.email, i.format, i.source_id, i.run_id::text, i.position::text
-    FROM unnest(${sourceIds}::text[]) AS s (source_id)
-    CROSS JOIN LATERAL (SELECT * FROM imported_accounts WHERE format = ${format} AND source_id = s.source_id OFFSET 0) AS i
-    JOIN users u ON u.id = i.user_id
-    WHERE NOT (u.email = ANY(${emails}::text[]))
+    SELECT found.* FROM unnest(${sourceIds}::text[]) AS s (source_id) CROSS JOIN LATERAL (
+      SELECT u.email, i.format, i.source_id, i.run_id::text, i.position::text
+      FROM imported_accounts i JOIN users u ON u.id = i.user_id
+      WHERE i.format = ${format} AND i.source_id = s.source_id AND NOT (u.email = ANY(${emails}::text[])) LIMIT 1
+    ) AS found
   `.execute(db)
   return rows
 }
@@ -105,7 +109,7 @@ export async function findImportedAccountIds(db: Db, format: string, sourceIds: 
   const { rows } = await sql<{ source_id: string; user_id: string }>`
     SELECT i.source_id, i.user_id
     FROM unnest(${sourceIds}::text[]) AS s (source_id)
-    CROSS JOIN LATERAL (SELECT source_id, user_id FROM imported_accounts WHERE format = ${format} AND source_id = s.source_id OFFSET 0) AS i
+    CROSS JOIN LATERAL (SELECT source_id, user_id FROM imported_accounts WHERE format = ${format} AND source_id = s.source_id LIMIT 1) AS i
   `.execute(db)
   return new Map(rows.map((row) => [row.source_id, row.user_id]))
 }
