@@ -221,8 +221,8 @@ CPU spent: ${imported.cpu.importer.toFixed(0)} s by the importer, ${imported.cpu
 (sampled each second), ${(cpuPerAccount * 1e6).toFixed(0)} µs of CPU an account: on ${os.availableParallelism()} idle cores (two batches are written at once) that would be
 about ${Math.round(idleRate).toLocaleString('en-US')} accounts a second. Most of it is PostgreSQL keeping the 33 indexes of \`users\` and \`activities\`, which
 every live account needs: the three search indexes (through their pending list, and the pairs of letters computed for each
-account) take about two fifths of it, the B-trees about a fifth, finding each entry's account (its search text's trigger, its
-two foreign keys) and the batch's question of what is already there most of the rest.
+account) take about half of it, the B-trees about a fifth, finding each entry's account (its search text's trigger, its two
+foreign keys) about an eighth (perf, at half the run).
 
 The command said: \`${imported.output.trim().split('\n').at(-1)}\`
 
