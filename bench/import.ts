@@ -210,7 +210,7 @@ began (a shared machine: other processes held the cores too). PostgreSQL on the 
 ${(bytes / 2 ** 20).toFixed(0)} MiB this benchmark writes (the seed application's fields, one bcrypt hash of cost ${BCRYPT_COST} repeated:
 no hashing happens at import). Batches of 1,000 accounts, each in one transaction with its "Imported from mern-ums" entries,
 one statement for the batch's rows; while it runs, the search indexes keep a pending list (decision 0555). The accounts get
-time-ordered ids, each batch's source ids are looked up one by one, and a batch's commit does not wait for the disk (decision 0557).
+time-ordered ids, each batch's addresses and source ids are looked up one by one, and a batch's commit does not wait for the disk (decision 0557).
 
 | | Measured | Target | |
 | --- | --- | --- | --- |
