@@ -209,7 +209,8 @@ began (a shared machine: other processes held the cores too). PostgreSQL on the 
 \`npm run users:import -- --file users.json --format mern-ums\` into an empty database, from a mongoexport file of
 ${(bytes / 2 ** 20).toFixed(0)} MiB this benchmark writes (the seed application's fields, one bcrypt hash of cost ${BCRYPT_COST} repeated:
 no hashing happens at import). Batches of 1,000 accounts, each in one transaction with its "Imported from mern-ums" entries,
-one statement for the batch's rows; while it runs, the search indexes keep a pending list (decision 0555).
+one statement for the batch's rows; while it runs, the search indexes keep a pending list (decision 0555). The accounts get
+time-ordered ids, each batch's addresses and source ids are looked up one by one, and a batch's commit does not wait for the disk (decision 0557).
 
 | | Measured | Target | |
 | --- | --- | --- | --- |
@@ -219,8 +220,9 @@ one statement for the batch's rows; while it runs, the search indexes keep a pen
 CPU spent: ${imported.cpu.importer.toFixed(0)} s by the importer, ${imported.cpu.database.toFixed(0)} s by the PostgreSQL backends serving it
 (sampled each second), ${(cpuPerAccount * 1e6).toFixed(0)} µs of CPU an account: on ${os.availableParallelism()} idle cores (two batches are written at once) that would be
 about ${Math.round(idleRate).toLocaleString('en-US')} accounts a second. Most of it is PostgreSQL keeping the 33 indexes of \`users\` and \`activities\`, which
-every live account needs (the search indexes through their pending list), and finding each entry's account (its search text's
-trigger, its two foreign keys); the database's share of an account grows as the tables do.
+every live account needs: the three search indexes (through their pending list, and the pairs of letters computed for each
+account) take about half of it, the B-trees about a fifth, finding each entry's account (its search text's trigger, its two
+foreign keys) about an eighth (perf, at half the run).
 
 The command said: \`${imported.output.trim().split('\n').at(-1)}\`
 

@@ -314,6 +314,23 @@ describe('batches written two at a time (PostgreSQL)', () => {
   })
 })
 
+describe("imported accounts' ids (decision 0557)", () => {
+  it('are UUIDs of version 7, made at the import, that follow the order of the file across its batches', async () => {
+    const tag = crypto.randomBytes(3).toString('hex')
+    const emails = Array.from({ length: 7 }, (_, i) => `order${i}-${tag}@example.com`)
+    const before = Date.now()
+    await importInto(t, 'mern-ums', emails.map((email, i) => seedUserLine({ name: `Order ${i}`, email, password: 'x', cost: 4 }).line).join('\n'), { batchSize: 3 })
+    const rows = await t.ctx.db.selectFrom('users').select(['id', 'email']).where('email', 'in', emails).orderBy('id').execute()
+    expect(rows.map((row) => row.email)).toEqual(emails)
+    for (const { id } of rows) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      const ms = parseInt(id.replace(/-/g, '').slice(0, 12), 16)
+      expect(ms).toBeGreaterThanOrEqual(before)
+      expect(ms).toBeLessThanOrEqual(Date.now())
+    }
+  })
+})
+
 describe('the import refuses, with the line and the reason', () => {
   it('hashes it cannot check, and parameters past its bounds; the other lines are imported', async () => {
     const good = uniqueEmail('good')

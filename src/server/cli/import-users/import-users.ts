@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { type Kysely, sql } from 'kysely'
 import { commitChange } from '~server/change'
 import { type Config, loadConfig } from '~server/config/env'
+import { setImportTransaction } from '~server/data/import-users/import-transaction'
 import { DataDirLockedError, lockDataDir } from '~server/db/data-dir-lock'
 import { openDatabase, PGLITE_EXTENSIONS, probeDatabase } from '~server/db/database'
 import { migrateToLatest, migrationProvider } from '~server/db/migrate'
@@ -164,7 +165,12 @@ async function importForReal(config: Config, options: Options, report: ImportRep
   try {
     const { ctx } = runtime
     const store: ImportStore = {
-      write: (work) => commitChange(ctx, (change) => work({ trx: change.trx, now: change.now })),
+      write: (work) =>
+        commitChange(ctx, async (change) => {
+          // The embedded database lives in this process: a kill of the import is its crash too.
+          await setImportTransaction(change.trx, { waitForDisk: ctx.dbKind !== 'postgres' })
+          return work({ trx: change.trx, now: change.now })
+        }),
       concurrency: ctx.dbKind === 'postgres' ? 2 : 1,
     }
     return await withSearchIndexesDeferred(
@@ -214,6 +220,7 @@ async function importDryRun(config: Config, options: Options, report: ImportRepo
     report.say('Dry run: nothing is written.')
     const trx = await db.startTransaction().execute()
     try {
+      await setImportTransaction(trx, { waitForDisk: true })
       return await run({ write: (work) => work({ trx, now: new Date() }) }, trx, options, report)
     } finally {
       await trx.rollback().execute()

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Role, Status } from '~shared/constants'
 import type { Db } from '~server/db/types'
+import { timeOrderedIds } from './time-ordered-ids'
 
 /**
  * Rows of an import (migration 0021): the accounts that are already there, and a batch of new
@@ -17,15 +18,27 @@ export interface AccountAlreadyThere {
   position: string | null
 }
 
+/**
+ * Each address and each source id is looked up by itself, in the index of `users.email` or of
+ * `imported_accounts (format, source_id)`, both unique (the `LIMIT 1` keeps the lookup per key, and
+ * tells the planner it finds at most one, which it cannot tell from a two-column key). Asked for a
+ * whole batch at once, the planner may instead read a whole table for every batch (every account
+ * of the format, filtered by the batch's list; every account, hashed to join the few found),
+ * guided by statistics that a running import leaves behind: taken when the tables were small.
+ */
 export async function findAccountsAlreadyThere(db: Db, format: string, emails: string[], sourceIds: string[]): Promise<AccountAlreadyThere[]> {
   const { rows } = await sql<AccountAlreadyThere>`
-    SELECT u.email, i.format, i.source_id, i.run_id::text AS run_id, i.position::text AS position
-    FROM users u LEFT JOIN imported_accounts i ON i.user_id = u.id
-    WHERE u.email = ANY(${emails}::text[])
+    SELECT found.* FROM unnest(${emails}::text[]) AS e (email) CROSS JOIN LATERAL (
+      SELECT u.email, i.format, i.source_id, i.run_id::text AS run_id, i.position::text AS position
+      FROM users u LEFT JOIN imported_accounts i ON i.user_id = u.id
+      WHERE u.email = e.email LIMIT 1
+    ) AS found
     UNION ALL
-    SELECT u.email, i.format, i.source_id, i.run_id::text, i.position::text
-    FROM imported_accounts i JOIN users u ON u.id = i.user_id
-    WHERE i.format = ${format} AND i.source_id = ANY(${sourceIds}::text[]) AND NOT (u.email = ANY(${emails}::text[]))
+    SELECT found.* FROM unnest(${sourceIds}::text[]) AS s (source_id) CROSS JOIN LATERAL (
+      SELECT u.email, i.format, i.source_id, i.run_id::text, i.position::text
+      FROM imported_accounts i JOIN users u ON u.id = i.user_id
+      WHERE i.format = ${format} AND i.source_id = s.source_id AND NOT (u.email = ANY(${emails}::text[])) LIMIT 1
+    ) AS found
   `.execute(db)
   return rows
 }
@@ -44,12 +57,14 @@ export interface NewImportedAccount {
   position: number
 }
 
+const nextId = timeOrderedIds()
+
 /**
  * Inserts the accounts, skipping any whose address an account took meanwhile (someone registering
  * on a running server), with the `imported_accounts` row and the "Imported from" entry of each one
  * inserted, in one statement (one round trip for the batch): the ones inserted, by address. The
  * entries are inserted in the batch's order; their trigger finds each new account, inserted
- * earlier in the same statement.
+ * earlier in the same statement. Their ids are time-ordered, given here (decision 0557).
  */
 export async function insertImportedAccounts(
   trx: Db,
@@ -63,15 +78,15 @@ export async function insertImportedAccounts(
   const { rows } = await sql<{ id: string; email: string }>`
     WITH batch AS (
       SELECT * FROM unnest(
-        ${column((a) => a.name)}::text[], ${column((a) => a.email)}::text[], ${column((a) => a.phone)}::text[],
+        ${column(() => nextId())}::uuid[], ${column((a) => a.name)}::text[], ${column((a) => a.email)}::text[], ${column((a) => a.phone)}::text[],
         ${column((a) => a.passwordHash)}::text[], ${column((a) => a.role)}::text[], ${column((a) => a.status)}::text[],
         ${column((a) => iso(a.emailVerifiedAt))}::timestamptz[], ${column((a) => iso(a.createdAt))}::timestamptz[],
         ${column((a) => iso(a.updatedAt))}::timestamptz[], ${column((a) => a.sourceId)}::text[], ${column((a) => a.position)}::bigint[],
         ${column(run.details)}::text[]
-      ) WITH ORDINALITY AS t (name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at, source_id, position, details, n)
+      ) WITH ORDINALITY AS t (id, name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at, source_id, position, details, n)
     ), inserted AS (
-      INSERT INTO users (name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at)
-      SELECT name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at FROM batch ORDER BY n
+      INSERT INTO users (id, name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at)
+      SELECT id, name, email, phone, password_hash, role, status, email_verified_at, created_at, updated_at FROM batch ORDER BY n
       ON CONFLICT (email) DO NOTHING
       RETURNING id, email
     ), written AS (
@@ -90,12 +105,12 @@ export async function insertImportedAccounts(
 
 /** The accounts an import brought from these records of a system, by their id there. */
 export async function findImportedAccountIds(db: Db, format: string, sourceIds: string[]): Promise<Map<string, string>> {
-  const rows = await db
-    .selectFrom('imported_accounts')
-    .select(['source_id', 'user_id'])
-    .where('format', '=', format)
-    .where('source_id', 'in', sourceIds.length > 0 ? sourceIds : [''])
-    .execute()
+  // One lookup per id, as in findAccountsAlreadyThere.
+  const { rows } = await sql<{ source_id: string; user_id: string }>`
+    SELECT i.source_id, i.user_id
+    FROM unnest(${sourceIds}::text[]) AS s (source_id)
+    CROSS JOIN LATERAL (SELECT source_id, user_id FROM imported_accounts WHERE format = ${format} AND source_id = s.source_id LIMIT 1) AS i
+  `.execute(db)
   return new Map(rows.map((row) => [row.source_id, row.user_id]))
 }
 
