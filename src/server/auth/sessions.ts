@@ -31,8 +31,11 @@ export interface SessionLifetimes {
 }
 
 /**
- * Signs a user in: the new session, its first refresh token and the activity entry that records
- * the sign-in, committed together by one call of `start_session` (migration 0004).
+ * Signs a user in: the new session (with how the account proved who it is), its first refresh
+ * token and the activity entry that records the sign-in, committed together by one call of
+ * `start_session` (migrations 0004 and 0029). With `seenSince`, the same statement also reads the
+ * browsers of the account's sessions used since then, the new one left out (a statement does not
+ * see what the function it calls writes): what the new-sign-in notice compares with.
  */
 export async function startSession(
   db: Db,
@@ -45,25 +48,25 @@ export async function startSession(
     entry: { kind: ActivityKind; activity: string }
     /** How the account proved who it is (RFC 8176), when more than a password: for the ID tokens of apps (oidc/). */
     amr?: readonly string[]
+    seenSince?: Date
   },
-): Promise<{ sessionId: string; refreshToken: string }> {
+): Promise<{ sessionId: string; refreshToken: string; seenUserAgents: (string | null)[] }> {
   const { now, lifetimes } = input
   const refreshToken = generateToken()
+  const amr = input.amr && input.amr.join(' ') !== 'pwd' ? [...input.amr] : null
+  const seen = input.seenSince
+    ? sql`ARRAY(SELECT DISTINCT user_agent FROM sessions WHERE user_id = ${input.userId}
+        AND GREATEST(last_used_at, last_refreshed_at) >= ${input.seenSince})`
+    : sql`NULL::text[]`
   const { rows } = await runNamedStatement(
     db,
-    sql<{ id: string }>`
+    sql<{ id: string; seen: (string | null)[] | null }>`
       SELECT start_session(${input.userId}, ${input.ip}, ${input.userAgent?.slice(0, 500) ?? null}, ${now},
         ${addSeconds(now, lifetimes.idleSeconds)}, ${addSeconds(now, lifetimes.maxAgeSeconds)}, ${hashToken(refreshToken)},
-        ${input.entry.kind}, ${input.entry.activity}) AS id`.compile(db),
+        ${input.entry.kind}, ${input.entry.activity}, ${amr}::text[]) AS id, ${seen} AS seen`.compile(db),
   )
-  const sessionId = rows[0]!.id
-  if (input.amr && input.amr.join(' ') !== 'pwd')
-    await db
-      .updateTable('sessions')
-      .set({ amr: [...input.amr] })
-      .where('id', '=', sessionId)
-      .execute()
-  return { sessionId, refreshToken }
+  const row = rows[0]!
+  return { sessionId: row.id, refreshToken, seenUserAgents: row.seen ?? [] }
 }
 
 export type RotationResult =

@@ -1,5 +1,6 @@
+import { sql } from 'kysely'
 import type { Db } from '~server/db/types'
-import { userColumns } from '~server/data/users/users'
+import { type UserRecord, userColumns } from '~server/data/users/users'
 
 /**
  * Identities at providers, linked to accounts: `(provider_id, subject)`, never an e-mail. The
@@ -16,6 +17,28 @@ export function findLinkedAccount(db: Db, providerId: string, subject: string) {
     .where('f.provider_id', '=', providerId)
     .where('f.subject', '=', subject)
     .executeTakeFirst()
+}
+
+/** The account an identity signs in to, as `findLinkedAccount` answers it. */
+export type LinkedAccount = UserRecord & { mfa_enabled: boolean; identity_id: string }
+
+/**
+ * The linked account's columns for a statement that joins `federated_identities` and `users` (the
+ * handoff's claim): each named `a_<column>`, read back by `linkedAccountOfRow`.
+ */
+export function linkedAccountColumns(identity: string, user: string) {
+  return sql.join([
+    ...[...userColumns, 'mfa_enabled'].map((column) => sql`${sql.ref(`${user}.${column}`)} AS ${sql.id(`a_${column}`)}`),
+    sql`${sql.ref(`${identity}.id`)} AS a_identity_id`,
+  ])
+}
+
+/** The linked account a joined row holds (see above), or undefined when the join found none. */
+export function linkedAccountOfRow(row: Record<string, unknown>): LinkedAccount | undefined {
+  if (row.a_identity_id === null || row.a_identity_id === undefined) return undefined
+  const account: Record<string, unknown> = {}
+  for (const column of [...userColumns, 'mfa_enabled', 'identity_id']) account[column] = row[`a_${column}`]
+  return account as LinkedAccount
 }
 
 /** Whether the account already holds an identity of this provider (one a provider per account). */

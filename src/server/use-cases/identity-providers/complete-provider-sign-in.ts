@@ -12,8 +12,8 @@ import { commitChange } from '~server/change'
 import { addSeconds } from '~server/clock'
 import type { AppContext } from '~server/context'
 import { claimHandoff, pendLink } from '~server/data/identity-providers/federation-transactions'
-import { findLinkedAccount, insertIdentity, touchIdentity } from '~server/data/identity-providers/federated-identities'
-import { findProviderForSignIn, type ProviderWithSecret } from '~server/data/identity-providers/identity-providers'
+import { insertIdentity, touchIdentity } from '~server/data/identity-providers/federated-identities'
+import type { ProviderWithSecret } from '~server/data/identity-providers/identity-providers'
 import { findUserByEmail, type UserRecord, userColumns } from '~server/data/users/users'
 import type { FirstFactor } from '~server/db/types'
 import type { VerifiedIdentity } from '~server/federation/openid-connect'
@@ -56,11 +56,12 @@ export type CompleteResult = (AuthResult | MfaRequired | LinkRequired | { linked
 export async function completeProviderSignIn(ctx: AppContext, input: CompleteInput): Promise<CompleteResult> {
   if (!input.cookie) throw federationFailed()
   const now = ctx.clock()
-  const transaction = await claimHandoff(ctx.db, { id: hashToken(input.cookie), handoffHash: hashToken(input.handoff), now })
-  const pending = transaction?.result as Pending | null | undefined
+  // One statement claims the handoff and reads the provider and the account the identity is linked to.
+  const claimed = await claimHandoff(ctx.db, { id: hashToken(input.cookie), handoffHash: hashToken(input.handoff), now })
+  const pending = claimed?.transaction.result as Pending | null | undefined
   // A link token is redeemed by the signed-in owner, not here.
-  if (!transaction || !pending || pending.linkUserId !== undefined) throw federationFailed()
-  const provider = await findProviderForSignIn(ctx.db, transaction.provider_id)
+  if (!claimed || !pending || pending.linkUserId !== undefined) throw federationFailed()
+  const { transaction, provider, linked } = claimed
   if (!provider?.enabled) throw federationFailed()
   const returnTo = transaction.return_to
   if (transaction.purpose === 'link' && transaction.link_user_id) {
@@ -68,7 +69,6 @@ export async function completeProviderSignIn(ctx: AppContext, input: CompleteInp
   }
   const count = (outcome: Parameters<AppContext['metrics']['countProviderSignIn']>[1]) => ctx.metrics.countProviderSignIn(provider.kind, outcome)
 
-  const linked = await findLinkedAccount(ctx.db, provider.id, pending.subject)
   if (linked) {
     const { identity_id, mfa_enabled, ...user } = linked
     return { ...(await signInLinked(ctx, { provider, pending, identityId: identity_id, user, mfaEnabled: mfa_enabled, input, count })), returnTo }
@@ -116,13 +116,18 @@ async function signInLinked(
 ): Promise<AuthResult | MfaRequired> {
   const { provider, pending, input: request } = input
   let user = input.user
-  user =
-    (await commitChange(ctx, async (c) => {
-      await touchIdentity(c.trx, input.identityId, { email: addressOf(pending), now: c.now })
-      if (!provider.sync_roles) return user
-      const role = roleFromRules(provider.role_rules, pending.claims, provider.default_role)
-      return syncRole(c, { userId: user.id, role, providerName: provider.name, ip: request.ip })
-    })) ?? user
+  const touch = { email: addressOf(pending), now: ctx.clock() }
+  if (provider.sync_roles) {
+    user =
+      (await commitChange(ctx, async (c) => {
+        await touchIdentity(c.trx, input.identityId, touch)
+        const role = roleFromRules(provider.role_rules, pending.claims, provider.default_role)
+        return syncRole(c, { userId: user.id, role, providerName: provider.name, ip: request.ip })
+      })) ?? user
+  } else {
+    // One statement, no entry to go with it: no transaction of its own.
+    await touchIdentity(ctx.db, input.identityId, touch)
+  }
   const refusal = accountRefusal(user)
   if (refusal) {
     await commitChange(ctx, (c) =>
