@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { ActivityKind } from '~server/data/activity/activities'
+import { type AdminUserRecord, adminUserColumns } from '~server/data/users/users'
 import { runNamedStatement } from '~server/db/prepared'
 import type { Db } from '~server/db/types'
 import { addSeconds } from '~server/clock'
@@ -33,9 +34,12 @@ export interface SessionLifetimes {
 /**
  * Signs a user in: the new session (with how the account proved who it is), its first refresh
  * token and the activity entry that records the sign-in, committed together by one call of
- * `start_session` (migrations 0004 and 0029). With `seenSince`, the same statement also reads the
- * browsers of the account's sessions used since then, the new one left out (a statement does not
- * see what the function it calls writes): what the new-sign-in notice compares with.
+ * `start_session` (migrations 0004 and 0029). The same statement can read, as they were just
+ * before the session (a statement does not see what a function it calls writes; decision 0543):
+ * - with `seenSince`, the browsers of the account's sessions used since then, the new one left
+ *   out: what the new-sign-in notice compares with;
+ * - with `account`, the account as an admin sees it, for the user.signed_in event: with the last
+ *   sign-in the session's trigger (migration 0012) just wrote, so as it is after the change.
  */
 export async function startSession(
   db: Db,
@@ -49,8 +53,9 @@ export async function startSession(
     /** How the account proved who it is (RFC 8176), when more than a password: for the ID tokens of apps (oidc/). */
     amr?: readonly string[]
     seenSince?: Date
+    account?: boolean
   },
-): Promise<{ sessionId: string; refreshToken: string; seenUserAgents: (string | null)[] }> {
+): Promise<{ sessionId: string; refreshToken: string; seenUserAgents: (string | null)[]; account: AdminUserRecord | undefined }> {
   const { now, lifetimes } = input
   const refreshToken = generateToken()
   const amr = input.amr && input.amr.join(' ') !== 'pwd' ? [...input.amr] : null
@@ -58,15 +63,29 @@ export async function startSession(
     ? sql`ARRAY(SELECT DISTINCT user_agent FROM sessions WHERE user_id = ${input.userId}
         AND GREATEST(last_used_at, last_refreshed_at) >= ${input.seenSince})`
     : sql`NULL::text[]`
+  const account = input.account
+    ? sql`, ${sql.join(adminUserColumns.map((column) => sql`u.${sql.id(column)} AS ${sql.id(`a_${column}`)}`))}
+        FROM (VALUES (1)) AS one LEFT JOIN users u ON u.id = ${input.userId}`
+    : sql``
   const { rows } = await runNamedStatement(
     db,
-    sql<{ id: string; seen: (string | null)[] | null }>`
+    sql<{ id: string; seen: (string | null)[] | null } & Record<string, unknown>>`
       SELECT start_session(${input.userId}, ${input.ip}, ${input.userAgent?.slice(0, 500) ?? null}, ${now},
         ${addSeconds(now, lifetimes.idleSeconds)}, ${addSeconds(now, lifetimes.maxAgeSeconds)}, ${hashToken(refreshToken)},
-        ${input.entry.kind}, ${input.entry.activity}, ${amr}::text[]) AS id, ${seen} AS seen`.compile(db),
+        ${input.entry.kind}, ${input.entry.activity}, ${amr}::text[]) AS id, ${seen} AS seen ${account}`.compile(db),
   )
   const row = rows[0]!
-  return { sessionId: row.id, refreshToken, seenUserAgents: row.seen ?? [] }
+  return { sessionId: row.id, refreshToken, seenUserAgents: row.seen ?? [], account: input.account ? accountAfterSignIn(row, now) : undefined }
+}
+
+/** The account a start read (see above), with the last sign-in the trigger set: now, unless a later one is recorded. */
+function accountAfterSignIn(row: Record<string, unknown>, now: Date): AdminUserRecord | undefined {
+  if (row.a_id === null || row.a_id === undefined) return undefined
+  const account: Record<string, unknown> = {}
+  for (const column of adminUserColumns) account[column] = row[`a_${column}`]
+  const last = account.last_sign_in_at as Date | null
+  if (last === null || last < now) account.last_sign_in_at = now
+  return account as AdminUserRecord
 }
 
 export type RotationResult =

@@ -13,7 +13,7 @@ import { CHALLENGE_TTL_SECONDS, consumeChallenge, storeChallenge } from '~server
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { findPasskeyForSignIn, recordPasskeyUse } from '~server/data/passkeys/passkeys'
-import { toUser } from '~server/data/users/users'
+import { toAdminUser, toUser } from '~server/data/users/users'
 import { unauthorized } from '~server/http/errors'
 import { RULES } from '~server/rate-limit/rules'
 import { newSignInNotice, seenDevicesSince } from '~server/use-cases/sign-in/new-sign-in-notice'
@@ -105,11 +105,12 @@ export async function signInWithPasskey(ctx: AppContext, input: PasskeySignInInp
       // RFC 8176: a hardware-bound key, user verification on it, so two factors in one.
       amr: ['hwk', 'user', 'mfa'],
       seenSince: seenDevicesSince(c.now),
+      account: true,
     })
     // From a browser and system the account has not used lately: the new-sign-in e-mail (decision 0311).
     const notice = newSignInNotice(ctx, { user: found, seen: session.seenUserAgents, ip, userAgent: input.userAgent, now: c.now, lang: input.lang })
     if (notice) await c.mail(notice)
-    await c.emitUser('user.signed_in', found.id, { method: 'passkey' })
+    if (session.account) await c.emit('user.signed_in', { user: toAdminUser(session.account), method: 'passkey' })
     return session
   })
   if (!started) return refuse(found.id, 'Passkey check failed')

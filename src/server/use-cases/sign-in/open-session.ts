@@ -3,7 +3,7 @@ import type { AuthResult } from '~shared/schemas/user'
 import { startSession } from '~server/auth/sessions'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
-import { toUser, type UserRecord } from '~server/data/users/users'
+import { toAdminUser, toUser, type UserRecord } from '~server/data/users/users'
 import { newSignInNotice, seenDevicesSince } from './new-sign-in-notice'
 
 /**
@@ -29,7 +29,7 @@ export async function openSession(
   const { user, ip, userAgent, lang } = input
   const now = ctx.clock()
   // The session, its entry, the user.signed_in event and any notice, in one transaction (decision 0521);
-  // the session's start reads the account's known browsers in the same statement (decision 0543).
+  // the session's start reads the account's known browsers and the account in the same statement (decision 0543).
   const { sessionId, refreshToken } = await commitChange(ctx, async (c) => {
     const started = await startSession(c.trx, {
       userId: user.id,
@@ -40,10 +40,11 @@ export async function openSession(
       entry: { kind: 'logged in', activity: input.activity ?? 'Logged in' },
       ...(input.amr ? { amr: input.amr } : {}),
       seenSince: seenDevicesSince(now),
+      account: true,
     })
     const notice = newSignInNotice(ctx, { user, seen: started.seenUserAgents, ip, userAgent, now, lang })
     if (notice) await c.mail(notice)
-    await c.emitUser('user.signed_in', user.id, { method: input.method ?? 'password' })
+    if (started.account) await c.emit('user.signed_in', { user: toAdminUser(started.account), method: input.method ?? 'password' })
     return started
   })
   const accessToken = ctx.accessTokens.sign({ userId: user.id, sessionId })
