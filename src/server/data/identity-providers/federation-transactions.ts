@@ -115,12 +115,15 @@ export interface ClaimedHandoff {
 /**
  * The transaction at its handoff, claimed once: the code and the browser's cookie must both match.
  * The same statement reads the provider (undefined when it is gone) and the account the kept
- * identity, `(provider, result.subject)`, is linked to (undefined when none): one round trip.
+ * identity, `(provider, result.subject)`, is linked to (undefined when none), and records that
+ * identity's use (`touched`) when this is its sign-in: an enabled provider without role sync (a
+ * role sync records it in its own transaction), a result that holds the address to record, and
+ * neither a pending link nor the link of a signed-in account. One round trip.
  */
 export async function claimHandoff(
   db: Db,
   input: { id: Buffer; handoffHash: Buffer; now: Date },
-): Promise<{ transaction: ClaimedHandoff; provider: ProviderWithSecret | undefined; linked: LinkedAccount | undefined } | null> {
+): Promise<{ transaction: ClaimedHandoff; provider: ProviderWithSecret | undefined; linked: LinkedAccount | undefined; touched: boolean } | null> {
   const { rows } = await runNamedStatement(
     db,
     sql<ClaimedHandoff & Record<string, unknown>>`
@@ -128,8 +131,16 @@ export async function claimHandoff(
         UPDATE federation_transactions SET handoff_used_at = ${input.now}
         WHERE id = ${input.id} AND handoff_hash = ${input.handoffHash} AND handoff_used_at IS NULL AND handoff_expires_at > ${input.now}
         RETURNING provider_id, purpose, link_user_id, return_to, result
+      ), touched AS (
+        UPDATE federated_identities f SET last_used_at = ${input.now}, email = c.result ->> 'address'
+        FROM claimed c JOIN identity_providers p ON p.id = c.provider_id
+        WHERE f.provider_id = c.provider_id AND f.subject = c.result ->> 'subject'
+          AND p.enabled AND NOT p.sync_roles AND (c.result -> 'address') IS NOT NULL AND (c.result -> 'linkUserId') IS NULL
+          AND NOT (c.purpose = 'link' AND c.link_user_id IS NOT NULL)
+        RETURNING f.id
       )
-      SELECT c.provider_id, c.purpose, c.link_user_id, c.return_to, c.result, ${providerForSignInColumns('p')}, ${linkedAccountColumns('f', 'u')}
+      SELECT c.provider_id, c.purpose, c.link_user_id, c.return_to, c.result, ${providerForSignInColumns('p')}, ${linkedAccountColumns('f', 'u')},
+        EXISTS (SELECT 1 FROM touched) AS touched
       FROM claimed c
       LEFT JOIN identity_providers p ON p.id = c.provider_id
       LEFT JOIN (federated_identities f JOIN users u ON u.id = f.user_id) ON f.provider_id = c.provider_id AND f.subject = c.result ->> 'subject'`.compile(db),
@@ -137,7 +148,12 @@ export async function claimHandoff(
   const row = rows[0]
   if (!row) return null
   const { provider_id, purpose, link_user_id, return_to, result } = row
-  return { transaction: { provider_id, purpose, link_user_id, return_to, result }, provider: providerOfRow(row), linked: linkedAccountOfRow(row) }
+  return {
+    transaction: { provider_id, purpose, link_user_id, return_to, result },
+    provider: providerOfRow(row),
+    linked: linkedAccountOfRow(row),
+    touched: row.touched === true,
+  }
 }
 
 /** A link waiting for the account's owner: a new one-time code on the same row, with whose account it may join. */

@@ -1,7 +1,6 @@
 import { NAME_MAX, NAME_MIN, type Language, type Role } from '~shared/constants'
 import { pageLinks } from '~shared/paths'
 import { federationMessages, type LinkedIdentity, type LinkRequired } from '~shared/schemas/federation'
-import { emailField } from '~shared/schemas/fields'
 import type { MfaRequired } from '~shared/schemas/two-factor'
 import type { AuthResult } from '~shared/schemas/user'
 import { issueOneTimeToken } from '~server/auth/one-time-tokens'
@@ -21,7 +20,7 @@ import { forbidden } from '~server/http/errors'
 import { openSession } from '~server/use-cases/sign-in/open-session'
 import { startSecondStep } from '~server/use-cases/sign-in/sign-in-second-step'
 import { linkIdentity } from './link-pending-identity'
-import { federationFailed, type Pending } from './pending-identity'
+import { addressOf, federationFailed, type Pending } from './pending-identity'
 import { roleFromRules, syncRole } from './role-rules'
 
 /** How long the owner of a matching account has to prove it and link the identity. */
@@ -61,7 +60,7 @@ export async function completeProviderSignIn(ctx: AppContext, input: CompleteInp
   const pending = claimed?.transaction.result as Pending | null | undefined
   // A link token is redeemed by the signed-in owner, not here.
   if (!claimed || !pending || pending.linkUserId !== undefined) throw federationFailed()
-  const { transaction, provider, linked } = claimed
+  const { transaction, provider, linked, touched } = claimed
   if (!provider?.enabled) throw federationFailed()
   const returnTo = transaction.return_to
   if (transaction.purpose === 'link' && transaction.link_user_id) {
@@ -71,7 +70,7 @@ export async function completeProviderSignIn(ctx: AppContext, input: CompleteInp
 
   if (linked) {
     const { identity_id, mfa_enabled, ...user } = linked
-    return { ...(await signInLinked(ctx, { provider, pending, identityId: identity_id, user, mfaEnabled: mfa_enabled, input, count })), returnTo }
+    return { ...(await signInLinked(ctx, { provider, pending, identityId: identity_id, touched, user, mfaEnabled: mfa_enabled, input, count })), returnTo }
   }
 
   const email = addressOf(pending)
@@ -95,19 +94,14 @@ export async function completeProviderSignIn(ctx: AppContext, input: CompleteInp
   return { ...(await signUp(ctx, { provider, pending, email, input, count })), returnTo }
 }
 
-/** The provider's address in our normal form, or null when it has none or one our rules refuse. */
-function addressOf(pending: VerifiedIdentity): string | null {
-  if (!pending.email) return null
-  const parsed = emailField.safeParse(pending.email)
-  return parsed.success ? parsed.data : null
-}
-
 async function signInLinked(
   ctx: AppContext,
   input: {
     provider: ProviderWithSecret
     pending: VerifiedIdentity
     identityId: string
+    /** The claim recorded the identity's use already (a transaction kept by this version's callback, no role sync). */
+    touched: boolean
     user: UserRecord
     mfaEnabled: boolean
     input: CompleteInput
@@ -124,7 +118,7 @@ async function signInLinked(
         const role = roleFromRules(provider.role_rules, pending.claims, provider.default_role)
         return syncRole(c, { userId: user.id, role, providerName: provider.name, ip: request.ip })
       })) ?? user
-  } else {
+  } else if (!input.touched) {
     // One statement, no entry to go with it: no transaction of its own.
     await touchIdentity(ctx.db, input.identityId, touch)
   }

@@ -7,6 +7,7 @@ import { acceptAssertionIdOnce } from '~server/data/identity-providers/saml-asse
 import { checkGithubCallback } from '~server/federation/github'
 import { checkCallback, type VerifiedIdentity } from '~server/federation/openid-connect'
 import { checkSamlResponse, SamlRefusal } from '~server/federation/saml'
+import { addressOf, type Pending } from './pending-identity'
 import { callbackUrl, configurationOf, samlProviderOf } from './upstream'
 
 /** A handoff code lives 60 seconds: the web app redeems it at once. */
@@ -63,7 +64,8 @@ function refused(ctx: AppContext, providerId: string, kind: string, reason: stri
 /** Keeps what passed on the transaction for the handoff, and sends the browser to redeem it. */
 async function handOff(ctx: AppContext, id: Buffer, identity: VerifiedIdentity): Promise<string> {
   const handoff = generateToken()
-  await storeCallbackResult(ctx.db, { id, result: identity, handoffHash: hashToken(handoff), handoffExpiresAt: addSeconds(ctx.clock(), HANDOFF_SECONDS) })
+  const result: Pending = { ...identity, address: addressOf(identity) }
+  await storeCallbackResult(ctx.db, { id, result, handoffHash: hashToken(handoff), handoffExpiresAt: addSeconds(ctx.clock(), HANDOFF_SECONDS) })
   return `${ctx.config.appUrl}/login/complete#handoff=${handoff}`
 }
 
