@@ -1,7 +1,7 @@
-import { sql } from 'kysely'
+import { type CompiledQuery, sql } from 'kysely'
 import type { ActivityKind } from '~server/data/activity/activities'
 import { type AdminUserRecord, adminUserColumns } from '~server/data/users/users'
-import { runNamedStatement } from '~server/db/prepared'
+import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import type { Db } from '~server/db/types'
 import { addSeconds } from '~server/clock'
 import type { TokenSealer } from './sealed-token'
@@ -59,23 +59,66 @@ export async function startSession(
   const { now, lifetimes } = input
   const refreshToken = generateToken()
   const amr = input.amr && input.amr.join(' ') !== 'pwd' ? [...input.amr] : null
-  const seen = input.seenSince
-    ? sql`ARRAY(SELECT DISTINCT user_agent FROM sessions WHERE user_id = ${input.userId}
-        AND GREATEST(last_used_at, last_refreshed_at) >= ${input.seenSince})`
-    : sql`NULL::text[]`
-  const account = input.account
-    ? sql`, ${sql.join(adminUserColumns.map((column) => sql`u.${sql.id(column)} AS ${sql.id(`a_${column}`)}`))}
-        FROM (VALUES (1)) AS one LEFT JOIN users u ON u.id = ${input.userId}`
-    : sql``
+  const shape = `${input.seenSince ? 'seen' : ''}/${input.account ? 'account' : ''}`
+  let statement = sessionStarts.get(shape)
+  if (!statement) {
+    const { seenSince, account } = input
+    statement = compiledOnce((...values: StartValues) => ({
+      compile: () => startStatement(values, { seen: seenSince !== undefined, account: account === true }).compile(db),
+    }))
+    sessionStarts.set(shape, statement)
+  }
   const { rows } = await runNamedStatement(
     db,
-    sql<{ id: string; seen: (string | null)[] | null } & Record<string, unknown>>`
-      SELECT start_session(${input.userId}, ${input.ip}, ${input.userAgent?.slice(0, 500) ?? null}, ${now},
-        ${addSeconds(now, lifetimes.idleSeconds)}, ${addSeconds(now, lifetimes.maxAgeSeconds)}, ${hashToken(refreshToken)},
-        ${input.entry.kind}, ${input.entry.activity}, ${amr}::text[]) AS id, ${seen} AS seen ${account}`.compile(db),
+    statement(
+      input.userId,
+      input.ip,
+      input.userAgent?.slice(0, 500) ?? null,
+      now,
+      addSeconds(now, lifetimes.idleSeconds),
+      addSeconds(now, lifetimes.maxAgeSeconds),
+      hashToken(refreshToken),
+      input.entry.kind,
+      input.entry.activity,
+      amr,
+      ...(input.seenSince ? [input.seenSince] : []),
+    ),
   )
   const row = rows[0]!
   return { sessionId: row.id, refreshToken, seenUserAgents: row.seen ?? [], account: input.account ? accountAfterSignIn(row, now) : undefined }
+}
+
+type StartValues = [
+  userId: string,
+  ip: string | null,
+  userAgent: string | null,
+  now: Date,
+  idleUntil: Date,
+  expires: Date,
+  tokenHash: Buffer,
+  kind: string,
+  activity: string,
+  amr: string[] | null,
+  /** With the browsers seen only. */
+  seenSince?: Date,
+]
+type StartRow = { id: string; seen: (string | null)[] | null } & Record<string, unknown>
+
+/** The session start's statement for each shape (what it reads besides), built and compiled once. */
+const sessionStarts = new Map<string, (...values: StartValues) => CompiledQuery<StartRow>>()
+
+function startStatement(values: StartValues, reads: { seen: boolean; account: boolean }) {
+  const [userId, ip, userAgent, now, idleUntil, expires, tokenHash, kind, activity, amr, seenSince] = values
+  const seen = reads.seen
+    ? sql`ARRAY(SELECT DISTINCT user_agent FROM sessions WHERE user_id = ${userId} AND GREATEST(last_used_at, last_refreshed_at) >= ${seenSince})`
+    : sql`NULL::text[]`
+  const account = reads.account
+    ? sql`, ${sql.join(adminUserColumns.map((column) => sql`u.${sql.id(column)} AS ${sql.id(`a_${column}`)}`))}
+        FROM (VALUES (1)) AS one LEFT JOIN users u ON u.id = ${userId}`
+    : sql``
+  return sql<StartRow>`
+    SELECT start_session(${userId}, ${ip}, ${userAgent}, ${now}, ${idleUntil}, ${expires}, ${tokenHash}, ${kind}, ${activity}, ${amr}::text[]) AS id,
+      ${seen} AS seen ${account}`
 }
 
 /** The account a start read (see above), with the last sign-in the trigger set: now, unless a later one is recorded. */

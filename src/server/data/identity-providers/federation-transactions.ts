@@ -1,5 +1,5 @@
-import { sql } from 'kysely'
-import { runNamedStatement } from '~server/db/prepared'
+import { type CompiledQuery, sql } from 'kysely'
+import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import type { Db } from '~server/db/types'
 import { type ProviderWithSecret, providerForSignInColumns, providerOfRow } from './identity-providers'
 import { type LinkedAccount, linkedAccountColumns, linkedAccountOfRow } from './federated-identities'
@@ -43,6 +43,10 @@ export async function insertTransaction(db: Db, values: NewTransaction): Promise
     .execute()
 }
 
+/** The two claims below, each built and compiled once (their values are parameters). */
+let callbackClaim: ((id: Buffer, providerId: string, now: Date) => CompiledQuery<ClaimedCallback & Record<string, unknown>>) | undefined
+let handoffClaim: ((id: Buffer, handoffHash: Buffer, now: Date) => CompiledQuery<ClaimedHandoff & Record<string, unknown>>) | undefined
+
 export interface ClaimedCallback {
   id: Buffer
   purpose: string
@@ -61,17 +65,18 @@ export async function claimCallback(
   db: Db,
   input: { id: Buffer; providerId: string; now: Date },
 ): Promise<{ transaction: ClaimedCallback; provider: ProviderWithSecret | undefined } | null> {
-  const { rows } = await runNamedStatement(
-    db,
-    sql<ClaimedCallback & Record<string, unknown>>`
-      WITH claimed AS (
-        UPDATE federation_transactions SET callback_at = ${input.now}
-        WHERE id = ${input.id} AND provider_id = ${input.providerId} AND callback_at IS NULL AND expires_at > ${input.now}
-        RETURNING id, provider_id, purpose, link_user_id, state, nonce, code_verifier
-      )
-      SELECT c.id, c.purpose, c.link_user_id, c.state, c.nonce, c.code_verifier, ${providerForSignInColumns('p')}
-      FROM claimed c LEFT JOIN identity_providers p ON p.id = c.provider_id`.compile(db),
-  )
+  callbackClaim ??= compiledOnce((id: Buffer, providerId: string, now: Date) => ({
+    compile: () =>
+      sql<ClaimedCallback & Record<string, unknown>>`
+        WITH claimed AS (
+          UPDATE federation_transactions SET callback_at = ${now}
+          WHERE id = ${id} AND provider_id = ${providerId} AND callback_at IS NULL AND expires_at > ${now}
+          RETURNING id, provider_id, purpose, link_user_id, state, nonce, code_verifier
+        )
+        SELECT c.id, c.purpose, c.link_user_id, c.state, c.nonce, c.code_verifier, ${providerForSignInColumns('p')}
+        FROM claimed c LEFT JOIN identity_providers p ON p.id = c.provider_id`.compile(db),
+  }))
+  const { rows } = await runNamedStatement(db, callbackClaim(input.id, input.providerId, input.now))
   const row = rows[0]
   if (!row) return null
   const { id, purpose, link_user_id, state, nonce, code_verifier } = row
@@ -124,27 +129,28 @@ export async function claimHandoff(
   db: Db,
   input: { id: Buffer; handoffHash: Buffer; now: Date },
 ): Promise<{ transaction: ClaimedHandoff; provider: ProviderWithSecret | undefined; linked: LinkedAccount | undefined; touched: boolean } | null> {
-  const { rows } = await runNamedStatement(
-    db,
-    sql<ClaimedHandoff & Record<string, unknown>>`
-      WITH claimed AS (
-        UPDATE federation_transactions SET handoff_used_at = ${input.now}
-        WHERE id = ${input.id} AND handoff_hash = ${input.handoffHash} AND handoff_used_at IS NULL AND handoff_expires_at > ${input.now}
-        RETURNING provider_id, purpose, link_user_id, return_to, result
-      ), touched AS (
-        UPDATE federated_identities f SET last_used_at = ${input.now}, email = c.result ->> 'address'
-        FROM claimed c JOIN identity_providers p ON p.id = c.provider_id
-        WHERE f.provider_id = c.provider_id AND f.subject = c.result ->> 'subject'
-          AND p.enabled AND NOT p.sync_roles AND (c.result -> 'address') IS NOT NULL AND (c.result -> 'linkUserId') IS NULL
-          AND NOT (c.purpose = 'link' AND c.link_user_id IS NOT NULL)
-        RETURNING f.id
-      )
-      SELECT c.provider_id, c.purpose, c.link_user_id, c.return_to, c.result, ${providerForSignInColumns('p')}, ${linkedAccountColumns('f', 'u')},
-        EXISTS (SELECT 1 FROM touched) AS touched
-      FROM claimed c
-      LEFT JOIN identity_providers p ON p.id = c.provider_id
-      LEFT JOIN (federated_identities f JOIN users u ON u.id = f.user_id) ON f.provider_id = c.provider_id AND f.subject = c.result ->> 'subject'`.compile(db),
-  )
+  handoffClaim ??= compiledOnce((id: Buffer, handoffHash: Buffer, now: Date) => ({
+    compile: () =>
+      sql<ClaimedHandoff & Record<string, unknown>>`
+        WITH claimed AS (
+          UPDATE federation_transactions SET handoff_used_at = ${now}
+          WHERE id = ${id} AND handoff_hash = ${handoffHash} AND handoff_used_at IS NULL AND handoff_expires_at > ${now}
+          RETURNING provider_id, purpose, link_user_id, return_to, result
+        ), touched AS (
+          UPDATE federated_identities f SET last_used_at = ${now}, email = c.result ->> 'address'
+          FROM claimed c JOIN identity_providers p ON p.id = c.provider_id
+          WHERE f.provider_id = c.provider_id AND f.subject = c.result ->> 'subject'
+            AND p.enabled AND NOT p.sync_roles AND (c.result -> 'address') IS NOT NULL AND (c.result -> 'linkUserId') IS NULL
+            AND NOT (c.purpose = 'link' AND c.link_user_id IS NOT NULL)
+          RETURNING f.id
+        )
+        SELECT c.provider_id, c.purpose, c.link_user_id, c.return_to, c.result, ${providerForSignInColumns('p')}, ${linkedAccountColumns('f', 'u')},
+          EXISTS (SELECT 1 FROM touched) AS touched
+        FROM claimed c
+        LEFT JOIN identity_providers p ON p.id = c.provider_id
+        LEFT JOIN (federated_identities f JOIN users u ON u.id = f.user_id) ON f.provider_id = c.provider_id AND f.subject = c.result ->> 'subject'`.compile(db),
+  }))
+  const { rows } = await runNamedStatement(db, handoffClaim(input.id, input.handoffHash, input.now))
   const row = rows[0]
   if (!row) return null
   const { provider_id, purpose, link_user_id, return_to, result } = row
