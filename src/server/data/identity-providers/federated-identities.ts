@@ -1,6 +1,6 @@
-import { sql } from 'kysely'
-import type { Db } from '~server/db/types'
-import { type UserRecord, userColumns } from '~server/data/users/users'
+import { type Insertable, sql } from 'kysely'
+import type { Db, UsersTable } from '~server/db/types'
+import { type AdminUserRecord, adminUserColumns, type UserRecord, userColumns } from '~server/data/users/users'
 
 /**
  * Identities at providers, linked to accounts: `(provider_id, subject)`, never an e-mail. The
@@ -54,6 +54,34 @@ export async function insertIdentity(db: Db, values: { providerId: string; userI
     .returning('id')
     .executeTakeFirstOrThrow()
   return row.id
+}
+
+const CREATED_ACCOUNT_COLUMNS = sql.join(adminUserColumns.map((column) => sql.id(column)))
+
+/**
+ * An account made through a provider, with its identity linked, in one statement; the account as an
+ * admin sees it, or undefined when an account took the address first (nothing is written then).
+ */
+export async function insertAccountWithIdentity(
+  db: Db,
+  input: {
+    account: Pick<Insertable<UsersTable>, 'name' | 'email' | 'password_hash' | 'role' | 'email_verified_at' | 'created_at' | 'updated_at'>
+    identity: { providerId: string; subject: string; email: string | null; now: Date }
+  },
+): Promise<AdminUserRecord | undefined> {
+  const { account, identity } = input
+  const { rows } = await sql<AdminUserRecord>`
+    WITH created AS (
+      INSERT INTO users (name, email, password_hash, role, email_verified_at, created_at, updated_at)
+      VALUES (${account.name}, ${account.email}, ${account.password_hash}, ${account.role}, ${account.email_verified_at}, ${account.created_at}, ${account.updated_at})
+      ON CONFLICT (email) DO NOTHING
+      RETURNING ${CREATED_ACCOUNT_COLUMNS}
+    ), linked AS (
+      INSERT INTO federated_identities (provider_id, user_id, subject, email, linked_at, last_used_at)
+      SELECT ${identity.providerId}, id, ${identity.subject}, ${identity.email}, ${identity.now}, ${identity.now} FROM created
+    )
+    SELECT * FROM created`.execute(db)
+  return rows[0]
 }
 
 export async function touchIdentity(db: Db, id: string, values: { email: string | null; now: Date }): Promise<void> {

@@ -11,9 +11,9 @@ import { commitChange } from '~server/change'
 import { addSeconds } from '~server/clock'
 import type { AppContext } from '~server/context'
 import { claimHandoff, pendLink } from '~server/data/identity-providers/federation-transactions'
-import { insertIdentity, touchIdentity } from '~server/data/identity-providers/federated-identities'
+import { insertAccountWithIdentity, touchIdentity } from '~server/data/identity-providers/federated-identities'
 import type { ProviderWithSecret } from '~server/data/identity-providers/identity-providers'
-import { findUserByEmail, type UserRecord, userColumns } from '~server/data/users/users'
+import { findUserByEmail, toAdminUser, type UserRecord } from '~server/data/users/users'
 import type { FirstFactor } from '~server/db/types'
 import type { VerifiedIdentity } from '~server/federation/openid-connect'
 import { forbidden } from '~server/http/errors'
@@ -110,17 +110,17 @@ async function signInLinked(
 ): Promise<AuthResult | MfaRequired> {
   const { provider, pending, input: request } = input
   let user = input.user
-  const touch = { email: addressOf(pending), now: ctx.clock() }
+  const touch = () => ({ email: addressOf(pending), now: ctx.clock() })
   if (provider.sync_roles) {
     user =
       (await commitChange(ctx, async (c) => {
-        await touchIdentity(c.trx, input.identityId, touch)
+        await touchIdentity(c.trx, input.identityId, touch())
         const role = roleFromRules(provider.role_rules, pending.claims, provider.default_role)
         return syncRole(c, { userId: user.id, role, providerName: provider.name, ip: request.ip })
       })) ?? user
   } else if (!input.touched) {
     // One statement, no entry to go with it: no transaction of its own.
-    await touchIdentity(ctx.db, input.identityId, touch)
+    await touchIdentity(ctx.db, input.identityId, touch())
   }
   const refusal = accountRefusal(user)
   if (refusal) {
@@ -164,17 +164,15 @@ async function signUp(
   const role: Role = roleFromRules(provider.role_rules, pending.claims, provider.default_role)
   const name = accountName(pending, email)
   const created = await commitChange(ctx, async (c) => {
-    const user = await c.trx
-      .insertInto('users')
-      .values({ name, email, password_hash: NO_PASSWORD, role, email_verified_at: verified ? c.now : null, created_at: c.now, updated_at: c.now })
-      .onConflict((conflict) => conflict.column('email').doNothing())
-      .returning(userColumns)
-      .executeTakeFirst()
+    const user = await insertAccountWithIdentity(c.trx, {
+      account: { name, email, password_hash: NO_PASSWORD, role, email_verified_at: verified ? c.now : null, created_at: c.now, updated_at: c.now },
+      identity: { providerId: provider.id, subject: pending.subject, email, now: c.now },
+    })
     // Someone registered the address a moment ago: the same answer as a matching account would get next time.
     if (!user) return null
-    await insertIdentity(c.trx, { providerId: provider.id, userId: user.id, subject: pending.subject, email, now: c.now })
     await c.record({ userId: user.id, kind: 'registered', activity: `Created account with ${provider.name}`, details: `role ${role}`, ip: request.ip })
-    await c.emitUser('user.created', user.id)
+    // The account as the statement made it is the account after the change.
+    await c.emit('user.created', { user: toAdminUser(user) })
     if (!verified) {
       const token = await issueOneTimeToken(c.trx, user.id, 'verify-email', c.now)
       await c.mail({ template: 'verify-email', lang: request.lang, to: email, name, link: pageLinks(ctx.config.appUrl).verifyEmail(token, email) })
