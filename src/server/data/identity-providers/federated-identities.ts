@@ -41,6 +41,19 @@ export function linkedAccountOfRow(row: Record<string, unknown>): LinkedAccount 
   return account as LinkedAccount
 }
 
+/** The columns of the account that has an address, for the same statement: each named `o_<column>`. */
+export function addressOwnerColumns(user: string) {
+  return sql.join(userColumns.map((column) => sql`${sql.ref(`${user}.${column}`)} AS ${sql.id(`o_${column}`)}`))
+}
+
+/** The account a joined row holds (see above), or undefined when the join found none. */
+export function addressOwnerOfRow(row: Record<string, unknown>): UserRecord | undefined {
+  if (row.o_id === null || row.o_id === undefined) return undefined
+  const account: Record<string, unknown> = {}
+  for (const column of userColumns) account[column] = row[`o_${column}`]
+  return account as UserRecord
+}
+
 /** Whether the account already holds an identity of this provider (one a provider per account). */
 export async function hasIdentityOf(db: Db, userId: string, providerId: string): Promise<boolean> {
   const row = await db.selectFrom('federated_identities').select('id').where('user_id', '=', userId).where('provider_id', '=', providerId).executeTakeFirst()

@@ -2,7 +2,8 @@ import { type CompiledQuery, sql } from 'kysely'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import type { Db } from '~server/db/types'
 import { type ProviderWithSecret, providerForSignInColumns, providerOfRow } from './identity-providers'
-import { type LinkedAccount, linkedAccountColumns, linkedAccountOfRow } from './federated-identities'
+import type { UserRecord } from '~server/data/users/users'
+import { addressOwnerColumns, addressOwnerOfRow, type LinkedAccount, linkedAccountColumns, linkedAccountOfRow } from './federated-identities'
 
 /**
  * One browser's sign-in through a provider (migration 0019), keyed by the SHA-256 of the cookie
@@ -119,8 +120,9 @@ export interface ClaimedHandoff {
 
 /**
  * The transaction at its handoff, claimed once: the code and the browser's cookie must both match.
- * The same statement reads the provider (undefined when it is gone) and the account the kept
- * identity, `(provider, result.subject)`, is linked to (undefined when none), and records that
+ * The same statement reads the provider (undefined when it is gone), the account the kept
+ * identity, `(provider, result.subject)`, is linked to (undefined when none), the account that
+ * has the identity's address (for an identity not linked yet), and records that
  * identity's use (`touched`) when this is its sign-in: an enabled provider without role sync (a
  * role sync records it in its own transaction), a result that holds the address to record, and
  * neither a pending link nor the link of a signed-in account. One round trip.
@@ -128,7 +130,14 @@ export interface ClaimedHandoff {
 export async function claimHandoff(
   db: Db,
   input: { id: Buffer; handoffHash: Buffer; now: Date },
-): Promise<{ transaction: ClaimedHandoff; provider: ProviderWithSecret | undefined; linked: LinkedAccount | undefined; touched: boolean } | null> {
+): Promise<{
+  transaction: ClaimedHandoff
+  provider: ProviderWithSecret | undefined
+  linked: LinkedAccount | undefined
+  /** The account that has the kept address (`result.address`, in our normal form); undefined when none has, or the result keeps no address. */
+  addressOwner: UserRecord | undefined
+  touched: boolean
+} | null> {
   handoffClaim ??= compiledOnce((id: Buffer, handoffHash: Buffer, now: Date) => ({
     compile: () =>
       sql<ClaimedHandoff & Record<string, unknown>>`
@@ -145,10 +154,11 @@ export async function claimHandoff(
           RETURNING f.id
         )
         SELECT c.provider_id, c.purpose, c.link_user_id, c.return_to, c.result, ${providerForSignInColumns('p')}, ${linkedAccountColumns('f', 'u')},
-          EXISTS (SELECT 1 FROM touched) AS touched
+          ${addressOwnerColumns('o')}, EXISTS (SELECT 1 FROM touched) AS touched
         FROM claimed c
         LEFT JOIN identity_providers p ON p.id = c.provider_id
-        LEFT JOIN (federated_identities f JOIN users u ON u.id = f.user_id) ON f.provider_id = c.provider_id AND f.subject = c.result ->> 'subject'`.compile(db),
+        LEFT JOIN (federated_identities f JOIN users u ON u.id = f.user_id) ON f.provider_id = c.provider_id AND f.subject = c.result ->> 'subject'
+        LEFT JOIN users o ON o.email = c.result ->> 'address'`.compile(db),
   }))
   const { rows } = await runNamedStatement(db, handoffClaim(input.id, input.handoffHash, input.now))
   const row = rows[0]
@@ -158,6 +168,7 @@ export async function claimHandoff(
     transaction: { provider_id, purpose, link_user_id, return_to, result },
     provider: providerOfRow(row),
     linked: linkedAccountOfRow(row),
+    addressOwner: addressOwnerOfRow(row),
     touched: row.touched === true,
   }
 }

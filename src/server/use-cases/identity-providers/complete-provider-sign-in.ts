@@ -74,7 +74,8 @@ export async function completeProviderSignIn(ctx: AppContext, input: CompleteInp
   }
 
   const email = addressOf(pending)
-  const owner = email ? await findUserByEmail(ctx.db, email) : undefined
+  // The claim looked the address up when the callback kept it (this version's callbacks do).
+  const owner = pending.address !== undefined ? claimed.addressOwner : email ? await findUserByEmail(ctx.db, email) : undefined
   if (owner) {
     const linkToken = generateToken()
     await pendLink(ctx.db, {
