@@ -20,7 +20,7 @@ const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 }
 const hashing = pLimit(os.availableParallelism())
 // Named, as the product runs them (docs/decisions/0009).
 const CREDENTIALS = { name: 'credentials', text: `SELECT ${userColumns.join(', ')}, password_hash FROM users WHERE email = $1` }
-const START_SESSION = { name: 'start_session', text: 'SELECT start_session($1, $2, $3, $4, $5, $6, $7, $8, $9) AS id' }
+const START_SESSION = { name: 'start_session', text: 'SELECT start_session($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL) AS id' }
 const DAY = 86_400_000
 
 async function signIn(email: string, password: string): Promise<number> {

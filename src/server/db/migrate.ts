@@ -26,6 +26,7 @@ import * as samlSignIn from '~server/db/migrations/0023_saml_sign_in'
 import * as passkeyConfirmationChallenges from '~server/db/migrations/0024_passkey_confirmation_challenges'
 import * as deviceCodes from '~server/db/migrations/0026_device_codes'
 import * as secondStepAfterAProvider from '~server/db/migrations/0028_second_step_after_a_provider'
+import * as sessionStartWithItsMethod from '~server/db/migrations/0029_session_start_with_its_method'
 import * as counterSlotPerConnection from '~server/db/migrations/0030_counter_slot_per_connection'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '0024_passkey_confirmation_challenges': passkeyConfirmationChallenges,
   '0026_device_codes': deviceCodes,
   '0028_second_step_after_a_provider': secondStepAfterAProvider,
+  '0029_session_start_with_its_method': sessionStartWithItsMethod,
   '0030_counter_slot_per_connection': counterSlotPerConnection,
 }
 

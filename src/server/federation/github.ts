@@ -1,5 +1,6 @@
 import * as client from 'openid-client'
 import { ruleClaims, type AuthorizationRequest, type VerifiedIdentity } from './openid-connect'
+import { upstreamFetch } from './upstream-fetch'
 
 /**
  * GitHub: OAuth 2.0 (no OpenID Connect, no ID token) through `openid-client`, then its REST API.
@@ -24,6 +25,7 @@ export function githubConfiguration(input: { baseUrl: string; clientId: string; 
     client.ClientSecretPost(input.clientSecret),
   )
   config.timeout = TIMEOUT_SECONDS
+  config[client.customFetch] = upstreamFetch
   // Plain http only where the admin API allowed it: a loopback base URL.
   if (new URL(input.baseUrl).protocol === 'http:') client.allowInsecureRequests(config)
   return config

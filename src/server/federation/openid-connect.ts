@@ -1,4 +1,5 @@
 import * as client from 'openid-client'
+import { upstreamFetch } from './upstream-fetch'
 
 /**
  * The one gate for what an OpenID Connect provider sends (decision 0511): `openid-client`, an
@@ -47,13 +48,11 @@ export async function upstreamConfiguration(upstream: UpstreamClient, now = Date
   const key = cacheKey(upstream)
   const cached = cache.get(key)
   if (cached && now - cached.at < DISCOVERY_TTL_MS) return cached.config
-  const config = await client.discovery(
-    new URL(upstream.issuer),
-    upstream.clientId,
-    undefined,
-    client.ClientSecretBasic(upstream.clientSecret),
-    insecureAllowed(upstream.issuer) ? { execute: [client.allowInsecureRequests], timeout: UPSTREAM_TIMEOUT_SECONDS } : { timeout: UPSTREAM_TIMEOUT_SECONDS },
-  )
+  const config = await client.discovery(new URL(upstream.issuer), upstream.clientId, undefined, client.ClientSecretBasic(upstream.clientSecret), {
+    [client.customFetch]: upstreamFetch,
+    timeout: UPSTREAM_TIMEOUT_SECONDS,
+    ...(insecureAllowed(upstream.issuer) ? { execute: [client.allowInsecureRequests] } : {}),
+  })
   config.timeout = UPSTREAM_TIMEOUT_SECONDS
   for (const [other, entry] of cache) if (now - entry.at >= DISCOVERY_TTL_MS) cache.delete(other)
   cache.set(key, { config, at: now })
@@ -64,6 +63,7 @@ export async function upstreamConfiguration(upstream: UpstreamClient, now = Date
 export async function issuerAnswers(issuer: string): Promise<boolean> {
   try {
     await client.discovery(new URL(issuer), 'discovery-check', undefined, client.None(), {
+      [client.customFetch]: upstreamFetch,
       timeout: UPSTREAM_TIMEOUT_SECONDS,
       ...(insecureAllowed(issuer) ? { execute: [client.allowInsecureRequests] } : {}),
     })

@@ -96,7 +96,10 @@ describe('signing in through a provider', () => {
       .orderBy('created_at', 'desc')
       .executeTakeFirstOrThrow()
     expect(entry).toEqual({ activity: 'Signed in with Company SSO', kind: 'logged in' })
-    expect((await identitiesOf(person.id))[0]!.last_used_at).not.toBeNull()
+    // Its use is recorded, with the address the provider gave this time.
+    const [identity] = await identitiesOf(person.id)
+    expect(identity!.last_used_at).not.toBeNull()
+    expect(identity!.email).toBe('someone-else@corp.example.com')
 
     // The handoff works once.
     expectFailure(await browser.complete(handoffUrl), 401, federationMessages.failed, 'FEDERATION_FAILED')

@@ -69,6 +69,9 @@ describe('events written with the change', () => {
     const events = await eventsAbout(person.id)
     expect(events.map((event) => event.type)).toEqual(['user.signed_in', 'user.updated', 'user.password_changed', 'user.signed_out_everywhere'])
     expect(events[0]!.data.method).toBe('password')
+    // The account as it is after the sign-in, which the session's start recorded.
+    const { last_sign_in_at } = await t.ctx.db.selectFrom('users').select('last_sign_in_at').where('id', '=', person.id).executeTakeFirstOrThrow()
+    expect(events[0]!.data.user.lastSignInAt).toBe(last_sign_in_at!.toISOString())
     expect(events[1]!.data.changes).toEqual(['name', 'phone'])
     expect(events[1]!.data.user.name).toBe('Pat Renamed')
     const everything = JSON.stringify(events)

@@ -94,7 +94,8 @@ export async function endOtherLiveSessions(trx: Db, input: { userId: string; kee
 /**
  * What the new-sign-in notice compares with (docs/decisions/0311): the distinct User-Agents of
  * the account's sessions used since the given moment, ended ones included. One query on
- * `sessions_user_id`.
+ * `sessions_user_id`. A sign-in makes the same read inside its session's start (`startSession`,
+ * decision 0543); this one alone is what the devices benchmark times.
  */
 export async function userAgentsUsedSince(db: Db, userId: string, since: Date): Promise<(string | null)[]> {
   const rows = await db.selectFrom('sessions').select('user_agent').distinct().where('user_id', '=', userId).where(lastUse, '>=', since).execute()

@@ -1,5 +1,6 @@
-import type { Db } from '~server/db/types'
-import { userColumns } from '~server/data/users/users'
+import { type Insertable, sql } from 'kysely'
+import type { Db, UsersTable } from '~server/db/types'
+import { type AdminUserRecord, adminUserColumns, type UserRecord, userColumns } from '~server/data/users/users'
 
 /**
  * Identities at providers, linked to accounts: `(provider_id, subject)`, never an e-mail. The
@@ -18,6 +19,41 @@ export function findLinkedAccount(db: Db, providerId: string, subject: string) {
     .executeTakeFirst()
 }
 
+/** The account an identity signs in to, as `findLinkedAccount` answers it. */
+export type LinkedAccount = UserRecord & { mfa_enabled: boolean; identity_id: string }
+
+/**
+ * The linked account's columns for a statement that joins `federated_identities` and `users` (the
+ * handoff's claim): each named `a_<column>`, read back by `linkedAccountOfRow`.
+ */
+export function linkedAccountColumns(identity: string, user: string) {
+  return sql.join([
+    ...[...userColumns, 'mfa_enabled'].map((column) => sql`${sql.ref(`${user}.${column}`)} AS ${sql.id(`a_${column}`)}`),
+    sql`${sql.ref(`${identity}.id`)} AS a_identity_id`,
+  ])
+}
+
+/** The linked account a joined row holds (see above), or undefined when the join found none. */
+export function linkedAccountOfRow(row: Record<string, unknown>): LinkedAccount | undefined {
+  if (row.a_identity_id === null || row.a_identity_id === undefined) return undefined
+  const account: Record<string, unknown> = {}
+  for (const column of [...userColumns, 'mfa_enabled', 'identity_id']) account[column] = row[`a_${column}`]
+  return account as LinkedAccount
+}
+
+/** The columns of the account that has an address, for the same statement: each named `o_<column>`. */
+export function addressOwnerColumns(user: string) {
+  return sql.join(userColumns.map((column) => sql`${sql.ref(`${user}.${column}`)} AS ${sql.id(`o_${column}`)}`))
+}
+
+/** The account a joined row holds (see above), or undefined when the join found none. */
+export function addressOwnerOfRow(row: Record<string, unknown>): UserRecord | undefined {
+  if (row.o_id === null || row.o_id === undefined) return undefined
+  const account: Record<string, unknown> = {}
+  for (const column of userColumns) account[column] = row[`o_${column}`]
+  return account as UserRecord
+}
+
 /** Whether the account already holds an identity of this provider (one a provider per account). */
 export async function hasIdentityOf(db: Db, userId: string, providerId: string): Promise<boolean> {
   const row = await db.selectFrom('federated_identities').select('id').where('user_id', '=', userId).where('provider_id', '=', providerId).executeTakeFirst()
@@ -31,6 +67,34 @@ export async function insertIdentity(db: Db, values: { providerId: string; userI
     .returning('id')
     .executeTakeFirstOrThrow()
   return row.id
+}
+
+const CREATED_ACCOUNT_COLUMNS = sql.join(adminUserColumns.map((column) => sql.id(column)))
+
+/**
+ * An account made through a provider, with its identity linked, in one statement; the account as an
+ * admin sees it, or undefined when an account took the address first (nothing is written then).
+ */
+export async function insertAccountWithIdentity(
+  db: Db,
+  input: {
+    account: Pick<Insertable<UsersTable>, 'name' | 'email' | 'password_hash' | 'role' | 'email_verified_at' | 'created_at' | 'updated_at'>
+    identity: { providerId: string; subject: string; email: string | null; now: Date }
+  },
+): Promise<AdminUserRecord | undefined> {
+  const { account, identity } = input
+  const { rows } = await sql<AdminUserRecord>`
+    WITH created AS (
+      INSERT INTO users (name, email, password_hash, role, email_verified_at, created_at, updated_at)
+      VALUES (${account.name}, ${account.email}, ${account.password_hash}, ${account.role}, ${account.email_verified_at}, ${account.created_at}, ${account.updated_at})
+      ON CONFLICT (email) DO NOTHING
+      RETURNING ${CREATED_ACCOUNT_COLUMNS}
+    ), linked AS (
+      INSERT INTO federated_identities (provider_id, user_id, subject, email, linked_at, last_used_at)
+      SELECT ${identity.providerId}, id, ${identity.subject}, ${identity.email}, ${identity.now}, ${identity.now} FROM created
+    )
+    SELECT * FROM created`.execute(db)
+  return rows[0]
 }
 
 export async function touchIdentity(db: Db, id: string, values: { email: string | null; now: Date }): Promise<void> {

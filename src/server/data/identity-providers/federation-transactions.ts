@@ -1,4 +1,9 @@
+import { type CompiledQuery, sql } from 'kysely'
+import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import type { Db } from '~server/db/types'
+import { type ProviderWithSecret, providerForSignInColumns, providerOfRow } from './identity-providers'
+import type { UserRecord } from '~server/data/users/users'
+import { addressOwnerColumns, addressOwnerOfRow, type LinkedAccount, linkedAccountColumns, linkedAccountOfRow } from './federated-identities'
 
 /**
  * One browser's sign-in through a provider (migration 0019), keyed by the SHA-256 of the cookie
@@ -39,18 +44,60 @@ export async function insertTransaction(db: Db, values: NewTransaction): Promise
     .execute()
 }
 
+/** The two claims below, each built and compiled once (their values are parameters). */
+let callbackClaim: ((id: Buffer, providerId: string, now: Date) => CompiledQuery<ClaimedCallback & Record<string, unknown>>) | undefined
+let handoffClaim: ((id: Buffer, handoffHash: Buffer, now: Date) => CompiledQuery<ClaimedHandoff & Record<string, unknown>>) | undefined
+
+export interface ClaimedCallback {
+  id: Buffer
+  purpose: string
+  link_user_id: string | null
+  state: string
+  nonce: string
+  code_verifier: string
+}
+
 /**
- * The transaction at its callback, claimed once: this provider's, alive, not called back before;
- * found by the browser's cookie (`id`), or for SAML by the request ID it answers (`requestId`, kept
- * as `state`): that response comes by a cross-site POST without the cookie (the handoff checks it).
+ * The transaction at its callback, claimed once: this provider's, alive, not called back before,
+ * found by the browser's cookie; with the provider's row, read in the same statement (undefined
+ * when it is gone). Null when there is no such transaction.
  */
-export function claimCallback(db: Db, input: { providerId: string; now: Date } & ({ id: Buffer } | { requestId: string })) {
-  const query = db.updateTable('federation_transactions').set({ callback_at: input.now })
-  return ('id' in input ? query.where('id', '=', input.id) : query.where('state', '=', input.requestId))
+export async function claimCallback(
+  db: Db,
+  input: { id: Buffer; providerId: string; now: Date },
+): Promise<{ transaction: ClaimedCallback; provider: ProviderWithSecret | undefined } | null> {
+  callbackClaim ??= compiledOnce((id: Buffer, providerId: string, now: Date) => ({
+    compile: () =>
+      sql<ClaimedCallback & Record<string, unknown>>`
+        WITH claimed AS (
+          UPDATE federation_transactions SET callback_at = ${now}
+          WHERE id = ${id} AND provider_id = ${providerId} AND callback_at IS NULL AND expires_at > ${now}
+          RETURNING id, provider_id, purpose, link_user_id, state, nonce, code_verifier
+        )
+        SELECT c.id, c.purpose, c.link_user_id, c.state, c.nonce, c.code_verifier, ${providerForSignInColumns('p')}
+        FROM claimed c LEFT JOIN identity_providers p ON p.id = c.provider_id`.compile(db),
+  }))
+  const { rows } = await runNamedStatement(db, callbackClaim(input.id, input.providerId, input.now))
+  const row = rows[0]
+  if (!row) return null
+  const { id, purpose, link_user_id, state, nonce, code_verifier } = row
+  return { transaction: { id, purpose, link_user_id, state, nonce, code_verifier }, provider: providerOfRow(row) }
+}
+
+/**
+ * A SAML request's transaction at its response, claimed once: found by the request ID it answers
+ * (kept as `state`), since that response comes by a cross-site POST without the cookie (the handoff
+ * checks it).
+ */
+export function claimSamlCallback(db: Db, input: { requestId: string; providerId: string; now: Date }) {
+  return db
+    .updateTable('federation_transactions')
+    .set({ callback_at: input.now })
+    .where('state', '=', input.requestId)
     .where('provider_id', '=', input.providerId)
     .where('callback_at', 'is', null)
     .where('expires_at', '>', input.now)
-    .returning(['id', 'purpose', 'link_user_id', 'state', 'nonce', 'code_verifier'])
+    .returning(['id'])
     .executeTakeFirst()
 }
 
@@ -63,17 +110,67 @@ export async function storeCallbackResult(db: Db, input: { id: Buffer; result: u
     .execute()
 }
 
-/** The transaction at its handoff, claimed once: the code and the browser's cookie must both match. */
-export function claimHandoff(db: Db, input: { id: Buffer; handoffHash: Buffer; now: Date }) {
-  return db
-    .updateTable('federation_transactions')
-    .set({ handoff_used_at: input.now })
-    .where('id', '=', input.id)
-    .where('handoff_hash', '=', input.handoffHash)
-    .where('handoff_used_at', 'is', null)
-    .where('handoff_expires_at', '>', input.now)
-    .returning(['provider_id', 'purpose', 'link_user_id', 'return_to', 'result'])
-    .executeTakeFirst()
+export interface ClaimedHandoff {
+  provider_id: string
+  purpose: string
+  link_user_id: string | null
+  return_to: string
+  result: unknown
+}
+
+/**
+ * The transaction at its handoff, claimed once: the code and the browser's cookie must both match.
+ * The same statement reads the provider (undefined when it is gone), the account the kept
+ * identity, `(provider, result.subject)`, is linked to (undefined when none), the account that
+ * has the identity's address (for an identity not linked yet), and records that
+ * identity's use (`touched`) when this is its sign-in: an enabled provider without role sync (a
+ * role sync records it in its own transaction), a result that holds the address to record, and
+ * neither a pending link nor the link of a signed-in account. One round trip.
+ */
+export async function claimHandoff(
+  db: Db,
+  input: { id: Buffer; handoffHash: Buffer; now: Date },
+): Promise<{
+  transaction: ClaimedHandoff
+  provider: ProviderWithSecret | undefined
+  linked: LinkedAccount | undefined
+  /** The account that has the kept address (`result.address`, in our normal form); undefined when none has, or the result keeps no address. */
+  addressOwner: UserRecord | undefined
+  touched: boolean
+} | null> {
+  handoffClaim ??= compiledOnce((id: Buffer, handoffHash: Buffer, now: Date) => ({
+    compile: () =>
+      sql<ClaimedHandoff & Record<string, unknown>>`
+        WITH claimed AS (
+          UPDATE federation_transactions SET handoff_used_at = ${now}
+          WHERE id = ${id} AND handoff_hash = ${handoffHash} AND handoff_used_at IS NULL AND handoff_expires_at > ${now}
+          RETURNING provider_id, purpose, link_user_id, return_to, result
+        ), touched AS (
+          UPDATE federated_identities f SET last_used_at = ${now}, email = c.result ->> 'address'
+          FROM claimed c JOIN identity_providers p ON p.id = c.provider_id
+          WHERE f.provider_id = c.provider_id AND f.subject = c.result ->> 'subject'
+            AND p.enabled AND NOT p.sync_roles AND (c.result -> 'address') IS NOT NULL AND (c.result -> 'linkUserId') IS NULL
+            AND NOT (c.purpose = 'link' AND c.link_user_id IS NOT NULL)
+          RETURNING f.id
+        )
+        SELECT c.provider_id, c.purpose, c.link_user_id, c.return_to, c.result, ${providerForSignInColumns('p')}, ${linkedAccountColumns('f', 'u')},
+          ${addressOwnerColumns('o')}, EXISTS (SELECT 1 FROM touched) AS touched
+        FROM claimed c
+        LEFT JOIN identity_providers p ON p.id = c.provider_id
+        LEFT JOIN (federated_identities f JOIN users u ON u.id = f.user_id) ON f.provider_id = c.provider_id AND f.subject = c.result ->> 'subject'
+        LEFT JOIN users o ON o.email = c.result ->> 'address'`.compile(db),
+  }))
+  const { rows } = await runNamedStatement(db, handoffClaim(input.id, input.handoffHash, input.now))
+  const row = rows[0]
+  if (!row) return null
+  const { provider_id, purpose, link_user_id, return_to, result } = row
+  return {
+    transaction: { provider_id, purpose, link_user_id, return_to, result },
+    provider: providerOfRow(row),
+    linked: linkedAccountOfRow(row),
+    addressOwner: addressOwnerOfRow(row),
+    touched: row.touched === true,
+  }
 }
 
 /** A link waiting for the account's owner: a new one-time code on the same row, with whose account it may join. */

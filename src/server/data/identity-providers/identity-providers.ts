@@ -95,6 +95,26 @@ export function findProvider(db: Db, id: string): Promise<ProviderRecord | undef
   return selectProviders(db).where('id', '=', id).executeTakeFirst()
 }
 
+/**
+ * The provider's columns for a statement that joins `identity_providers` to the row a step claims
+ * (federation-transactions.ts), so that the provider comes in the claim's own round trip: each
+ * column named `p_<column>`, read back by `providerOfRow`.
+ */
+export function providerForSignInColumns(alias: string) {
+  return sql.join([
+    ...[...PROVIDER_COLUMNS, 'client_secret_sealed'].map((column) => sql`${sql.ref(`${alias}.${column}`)} AS ${sql.id(`p_${column}`)}`),
+    sql`${sql.ref(`${alias}.client_secret_sealed`)} IS NOT NULL AS p_has_client_secret`,
+  ])
+}
+
+/** The provider a joined row holds (see above), or undefined when the join found none. */
+export function providerOfRow(row: Record<string, unknown>): ProviderWithSecret | undefined {
+  if (row.p_id === null || row.p_id === undefined) return undefined
+  const provider: Record<string, unknown> = {}
+  for (const column of [...PROVIDER_COLUMNS, 'client_secret_sealed', 'has_client_secret']) provider[column] = row[`p_${column}`]
+  return provider as ProviderWithSecret
+}
+
 /** The provider with its sealed secret, for a sign-in through it. */
 export function findProviderForSignIn(db: Db, id: string): Promise<ProviderWithSecret | undefined> {
   return selectProviders(db).select('client_secret_sealed').where('id', '=', id).executeTakeFirst()

@@ -1,7 +1,6 @@
 import { NAME_MAX, NAME_MIN, type Language, type Role } from '~shared/constants'
 import { pageLinks } from '~shared/paths'
 import { federationMessages, type LinkedIdentity, type LinkRequired } from '~shared/schemas/federation'
-import { emailField } from '~shared/schemas/fields'
 import type { MfaRequired } from '~shared/schemas/two-factor'
 import type { AuthResult } from '~shared/schemas/user'
 import { issueOneTimeToken } from '~server/auth/one-time-tokens'
@@ -12,16 +11,16 @@ import { commitChange } from '~server/change'
 import { addSeconds } from '~server/clock'
 import type { AppContext } from '~server/context'
 import { claimHandoff, pendLink } from '~server/data/identity-providers/federation-transactions'
-import { findLinkedAccount, insertIdentity, touchIdentity } from '~server/data/identity-providers/federated-identities'
-import { findProviderForSignIn, type ProviderWithSecret } from '~server/data/identity-providers/identity-providers'
-import { findUserByEmail, type UserRecord, userColumns } from '~server/data/users/users'
+import { insertAccountWithIdentity, touchIdentity } from '~server/data/identity-providers/federated-identities'
+import type { ProviderWithSecret } from '~server/data/identity-providers/identity-providers'
+import { findUserByEmail, toAdminUser, type UserRecord } from '~server/data/users/users'
 import type { FirstFactor } from '~server/db/types'
 import type { VerifiedIdentity } from '~server/federation/openid-connect'
 import { forbidden } from '~server/http/errors'
 import { openSession } from '~server/use-cases/sign-in/open-session'
 import { startSecondStep } from '~server/use-cases/sign-in/sign-in-second-step'
 import { linkIdentity } from './link-pending-identity'
-import { federationFailed, type Pending } from './pending-identity'
+import { addressOf, federationFailed, type Pending } from './pending-identity'
 import { roleFromRules, syncRole } from './role-rules'
 
 /** How long the owner of a matching account has to prove it and link the identity. */
@@ -56,11 +55,12 @@ export type CompleteResult = (AuthResult | MfaRequired | LinkRequired | { linked
 export async function completeProviderSignIn(ctx: AppContext, input: CompleteInput): Promise<CompleteResult> {
   if (!input.cookie) throw federationFailed()
   const now = ctx.clock()
-  const transaction = await claimHandoff(ctx.db, { id: hashToken(input.cookie), handoffHash: hashToken(input.handoff), now })
-  const pending = transaction?.result as Pending | null | undefined
+  // One statement claims the handoff and reads the provider and the account the identity is linked to.
+  const claimed = await claimHandoff(ctx.db, { id: hashToken(input.cookie), handoffHash: hashToken(input.handoff), now })
+  const pending = claimed?.transaction.result as Pending | null | undefined
   // A link token is redeemed by the signed-in owner, not here.
-  if (!transaction || !pending || pending.linkUserId !== undefined) throw federationFailed()
-  const provider = await findProviderForSignIn(ctx.db, transaction.provider_id)
+  if (!claimed || !pending || pending.linkUserId !== undefined) throw federationFailed()
+  const { transaction, provider, linked, touched } = claimed
   if (!provider?.enabled) throw federationFailed()
   const returnTo = transaction.return_to
   if (transaction.purpose === 'link' && transaction.link_user_id) {
@@ -68,14 +68,14 @@ export async function completeProviderSignIn(ctx: AppContext, input: CompleteInp
   }
   const count = (outcome: Parameters<AppContext['metrics']['countProviderSignIn']>[1]) => ctx.metrics.countProviderSignIn(provider.kind, outcome)
 
-  const linked = await findLinkedAccount(ctx.db, provider.id, pending.subject)
   if (linked) {
     const { identity_id, mfa_enabled, ...user } = linked
-    return { ...(await signInLinked(ctx, { provider, pending, identityId: identity_id, user, mfaEnabled: mfa_enabled, input, count })), returnTo }
+    return { ...(await signInLinked(ctx, { provider, pending, identityId: identity_id, touched, user, mfaEnabled: mfa_enabled, input, count })), returnTo }
   }
 
   const email = addressOf(pending)
-  const owner = email ? await findUserByEmail(ctx.db, email) : undefined
+  // The claim looked the address up when the callback kept it (this version's callbacks do).
+  const owner = pending.address !== undefined ? claimed.addressOwner : email ? await findUserByEmail(ctx.db, email) : undefined
   if (owner) {
     const linkToken = generateToken()
     await pendLink(ctx.db, {
@@ -95,19 +95,14 @@ export async function completeProviderSignIn(ctx: AppContext, input: CompleteInp
   return { ...(await signUp(ctx, { provider, pending, email, input, count })), returnTo }
 }
 
-/** The provider's address in our normal form, or null when it has none or one our rules refuse. */
-function addressOf(pending: VerifiedIdentity): string | null {
-  if (!pending.email) return null
-  const parsed = emailField.safeParse(pending.email)
-  return parsed.success ? parsed.data : null
-}
-
 async function signInLinked(
   ctx: AppContext,
   input: {
     provider: ProviderWithSecret
     pending: VerifiedIdentity
     identityId: string
+    /** The claim recorded the identity's use already (a transaction kept by this version's callback, no role sync). */
+    touched: boolean
     user: UserRecord
     mfaEnabled: boolean
     input: CompleteInput
@@ -116,13 +111,18 @@ async function signInLinked(
 ): Promise<AuthResult | MfaRequired> {
   const { provider, pending, input: request } = input
   let user = input.user
-  user =
-    (await commitChange(ctx, async (c) => {
-      await touchIdentity(c.trx, input.identityId, { email: addressOf(pending), now: c.now })
-      if (!provider.sync_roles) return user
-      const role = roleFromRules(provider.role_rules, pending.claims, provider.default_role)
-      return syncRole(c, { userId: user.id, role, providerName: provider.name, ip: request.ip })
-    })) ?? user
+  const touch = () => ({ email: addressOf(pending), now: ctx.clock() })
+  if (provider.sync_roles) {
+    user =
+      (await commitChange(ctx, async (c) => {
+        await touchIdentity(c.trx, input.identityId, touch())
+        const role = roleFromRules(provider.role_rules, pending.claims, provider.default_role)
+        return syncRole(c, { userId: user.id, role, providerName: provider.name, ip: request.ip })
+      })) ?? user
+  } else if (!input.touched) {
+    // One statement, no entry to go with it: no transaction of its own.
+    await touchIdentity(ctx.db, input.identityId, touch())
+  }
   const refusal = accountRefusal(user)
   if (refusal) {
     await commitChange(ctx, (c) =>
@@ -165,17 +165,15 @@ async function signUp(
   const role: Role = roleFromRules(provider.role_rules, pending.claims, provider.default_role)
   const name = accountName(pending, email)
   const created = await commitChange(ctx, async (c) => {
-    const user = await c.trx
-      .insertInto('users')
-      .values({ name, email, password_hash: NO_PASSWORD, role, email_verified_at: verified ? c.now : null, created_at: c.now, updated_at: c.now })
-      .onConflict((conflict) => conflict.column('email').doNothing())
-      .returning(userColumns)
-      .executeTakeFirst()
+    const user = await insertAccountWithIdentity(c.trx, {
+      account: { name, email, password_hash: NO_PASSWORD, role, email_verified_at: verified ? c.now : null, created_at: c.now, updated_at: c.now },
+      identity: { providerId: provider.id, subject: pending.subject, email, now: c.now },
+    })
     // Someone registered the address a moment ago: the same answer as a matching account would get next time.
     if (!user) return null
-    await insertIdentity(c.trx, { providerId: provider.id, userId: user.id, subject: pending.subject, email, now: c.now })
     await c.record({ userId: user.id, kind: 'registered', activity: `Created account with ${provider.name}`, details: `role ${role}`, ip: request.ip })
-    await c.emitUser('user.created', user.id)
+    // The account as the statement made it is the account after the change.
+    await c.emit('user.created', { user: toAdminUser(user) })
     if (!verified) {
       const token = await issueOneTimeToken(c.trx, user.id, 'verify-email', c.now)
       await c.mail({ template: 'verify-email', lang: request.lang, to: email, name, link: pageLinks(ctx.config.appUrl).verifyEmail(token, email) })

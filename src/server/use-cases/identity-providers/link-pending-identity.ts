@@ -4,7 +4,6 @@ import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { claimHandoff } from '~server/data/identity-providers/federation-transactions'
 import { findLinkedAccount, hasIdentityOf, insertIdentity, listIdentitiesOfUser } from '~server/data/identity-providers/federated-identities'
-import { findProviderForSignIn } from '~server/data/identity-providers/identity-providers'
 import { conflict } from '~server/http/errors'
 import type { VerifiedIdentity } from '~server/federation/openid-connect'
 import { federationFailed, type Pending } from './pending-identity'
@@ -21,10 +20,10 @@ export async function linkPendingIdentity(
   input: { userId: string; linkToken: string; cookie: string | undefined; ip: string },
 ): Promise<LinkedIdentity> {
   if (!input.cookie) throw federationFailed()
-  const transaction = await claimHandoff(ctx.db, { id: hashToken(input.cookie), handoffHash: hashToken(input.linkToken), now: ctx.clock() })
-  const pending = transaction?.result as Pending | null | undefined
-  if (!transaction || pending?.linkUserId !== input.userId) throw federationFailed()
-  const provider = await findProviderForSignIn(ctx.db, transaction.provider_id)
+  const claimed = await claimHandoff(ctx.db, { id: hashToken(input.cookie), handoffHash: hashToken(input.linkToken), now: ctx.clock() })
+  const pending = claimed?.transaction.result as Pending | null | undefined
+  if (!claimed || pending?.linkUserId !== input.userId) throw federationFailed()
+  const { provider } = claimed
   if (!provider?.enabled) throw federationFailed()
   return linkIdentity(ctx, { userId: input.userId, provider, pending, ip: input.ip })
 }

@@ -1,12 +1,13 @@
 import { hashToken, generateToken } from '~server/auth/secure-token'
 import { addSeconds } from '~server/clock'
 import type { AppContext } from '~server/context'
-import { claimCallback, storeCallbackResult } from '~server/data/identity-providers/federation-transactions'
+import { claimCallback, claimSamlCallback, storeCallbackResult } from '~server/data/identity-providers/federation-transactions'
 import { findProviderForSignIn } from '~server/data/identity-providers/identity-providers'
 import { acceptAssertionIdOnce } from '~server/data/identity-providers/saml-assertion-ids'
 import { checkGithubCallback } from '~server/federation/github'
 import { checkCallback, type VerifiedIdentity } from '~server/federation/openid-connect'
 import { checkSamlResponse, SamlRefusal } from '~server/federation/saml'
+import { addressOf, type Pending } from './pending-identity'
 import { callbackUrl, configurationOf, samlProviderOf } from './upstream'
 
 /** A handoff code lives 60 seconds: the web app redeems it at once. */
@@ -24,9 +25,10 @@ export async function finishProviderCallback(ctx: AppContext, input: { providerI
   const fail = (reason: string) => refused(ctx, input.providerId, kind, reason)
   if (!input.cookie) return fail('no transaction cookie')
   const id = hashToken(input.cookie)
-  const transaction = await claimCallback(ctx.db, { id, providerId: input.providerId, now: ctx.clock() })
-  if (!transaction) return fail('no live transaction for this browser and provider')
-  const provider = await findProviderForSignIn(ctx.db, input.providerId)
+  // One statement claims the transaction and reads its provider.
+  const claimed = await claimCallback(ctx.db, { id, providerId: input.providerId, now: ctx.clock() })
+  if (!claimed) return fail('no live transaction for this browser and provider')
+  const { transaction, provider } = claimed
   if (!provider?.enabled) return fail('provider deleted or disabled')
   kind = provider.kind
 
@@ -62,7 +64,8 @@ function refused(ctx: AppContext, providerId: string, kind: string, reason: stri
 /** Keeps what passed on the transaction for the handoff, and sends the browser to redeem it. */
 async function handOff(ctx: AppContext, id: Buffer, identity: VerifiedIdentity): Promise<string> {
   const handoff = generateToken()
-  await storeCallbackResult(ctx.db, { id, result: identity, handoffHash: hashToken(handoff), handoffExpiresAt: addSeconds(ctx.clock(), HANDOFF_SECONDS) })
+  const result: Pending = { ...identity, address: addressOf(identity) }
+  await storeCallbackResult(ctx.db, { id, result, handoffHash: hashToken(handoff), handoffExpiresAt: addSeconds(ctx.clock(), HANDOFF_SECONDS) })
   return `${ctx.config.appUrl}/login/complete#handoff=${handoff}`
 }
 
@@ -84,7 +87,7 @@ export async function finishSamlResponse(ctx: AppContext, input: { providerId: s
     return fail(error instanceof SamlRefusal ? error.message : `library: ${error instanceof Error ? error.message : String(error)}`.slice(0, 200))
   }
   const now = ctx.clock()
-  const transaction = await claimCallback(ctx.db, { requestId: checked.inResponseTo, providerId: provider.id, now })
+  const transaction = await claimSamlCallback(ctx.db, { requestId: checked.inResponseTo, providerId: provider.id, now })
   if (!transaction) return fail('InResponseTo names no live request of ours')
   const fresh = await acceptAssertionIdOnce(ctx.db, { providerId: provider.id, assertionId: checked.assertionId, expiresAt: checked.expiresAt, now })
   if (!fresh) return fail('assertion ID accepted before')

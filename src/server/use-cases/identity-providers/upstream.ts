@@ -10,10 +10,27 @@ export function callbackUrl(ctx: AppContext, providerId: string): string {
   return `${ctx.config.appUrl}/api/auth/federation/${encodeURIComponent(providerId)}/callback`
 }
 
-/** The provider's client configuration (discovery, cached), with its secret unsealed for this call only. */
+/**
+ * Each provider's client secret as last unsealed, with the sealed bytes it came from: a secret is
+ * unsealed again only when an admin changed it, not at every sign-in (the client configurations
+ * below hold it anyway).
+ */
+const unsealed = new Map<string, { sealed: Buffer; secret: string | null }>()
+
+function clientSecretOf(ctx: AppContext, provider: ProviderWithSecret): string | null {
+  const sealed = provider.client_secret_sealed
+  if (!sealed) return null
+  const known = unsealed.get(provider.id)
+  if (known && known.sealed.equals(sealed)) return known.secret
+  const secret = ctx.providerSecretSealer.open(sealed)
+  unsealed.set(provider.id, { sealed: Buffer.from(sealed), secret })
+  return secret
+}
+
+/** The provider's client configuration (discovery, cached), with its client secret. */
 export async function configurationOf(ctx: AppContext, provider: ProviderWithSecret): Promise<client.Configuration> {
   const issuer = effectiveIssuer(provider)
-  const secret = provider.client_secret_sealed ? ctx.providerSecretSealer.open(provider.client_secret_sealed) : null
+  const secret = clientSecretOf(ctx, provider)
   if (provider.kind === 'github') {
     if (!provider.base_url || !provider.client_id || secret === null) throw new Error('the provider is not configured for GitHub')
     return githubConfiguration({ baseUrl: provider.base_url, clientId: provider.client_id, clientSecret: secret })

@@ -13,10 +13,10 @@ import { CHALLENGE_TTL_SECONDS, consumeChallenge, storeChallenge } from '~server
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
 import { findPasskeyForSignIn, recordPasskeyUse } from '~server/data/passkeys/passkeys'
-import { toUser } from '~server/data/users/users'
+import { toAdminUser, toUser } from '~server/data/users/users'
 import { unauthorized } from '~server/http/errors'
 import { RULES } from '~server/rate-limit/rules'
-import { newSignInNotice } from '~server/use-cases/sign-in/new-sign-in-notice'
+import { newSignInNotice, seenDevicesSince } from '~server/use-cases/sign-in/new-sign-in-notice'
 
 /**
  * Starts a passkey sign-in: request options with no allowed credentials listed (any discoverable
@@ -86,8 +86,6 @@ export async function signInWithPasskey(ctx: AppContext, input: PasskeySignInInp
     throw refusal
   }
 
-  // From a browser and system the account has not used lately: the new-sign-in e-mail (decision 0311).
-  const notice = await newSignInNotice(ctx, { user: found, ip, userAgent: input.userAgent, now: ctx.clock(), lang: input.lang })
   const started = await commitChange(ctx, async (c) => {
     const counted = await recordPasskeyUse(c.trx, {
       id: found.passkey_id,
@@ -106,9 +104,13 @@ export async function signInWithPasskey(ctx: AppContext, input: PasskeySignInInp
       entry: { kind: 'logged in', activity: 'Logged in with a passkey' },
       // RFC 8176: a hardware-bound key, user verification on it, so two factors in one.
       amr: ['hwk', 'user', 'mfa'],
+      seenSince: seenDevicesSince(c.now),
+      account: true,
     })
+    // From a browser and system the account has not used lately: the new-sign-in e-mail (decision 0311).
+    const notice = newSignInNotice(ctx, { user: found, seen: session.seenUserAgents, ip, userAgent: input.userAgent, now: c.now, lang: input.lang })
     if (notice) await c.mail(notice)
-    await c.emitUser('user.signed_in', found.id, { method: 'passkey' })
+    if (session.account) await c.emit('user.signed_in', { user: toAdminUser(session.account), method: 'passkey' })
     return session
   })
   if (!started) return refuse(found.id, 'Passkey check failed')

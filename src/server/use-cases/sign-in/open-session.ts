@@ -3,8 +3,8 @@ import type { AuthResult } from '~shared/schemas/user'
 import { startSession } from '~server/auth/sessions'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
-import { toUser, type UserRecord } from '~server/data/users/users'
-import { newSignInNotice } from './new-sign-in-notice'
+import { toAdminUser, toUser, type UserRecord } from '~server/data/users/users'
+import { newSignInNotice, seenDevicesSince } from './new-sign-in-notice'
 
 /**
  * The end of every successful sign-in, once the account has proved who it is and may sign in: the
@@ -28,21 +28,23 @@ export async function openSession(
 ): Promise<AuthResult> {
   const { user, ip, userAgent, lang } = input
   const now = ctx.clock()
-  const start = {
-    userId: user.id,
-    ip,
-    userAgent,
-    now,
-    lifetimes: ctx.lifetimes,
-    entry: { kind: 'logged in', activity: input.activity ?? 'Logged in' },
-    ...(input.amr ? { amr: input.amr } : {}),
-  } as const
-  const notice = await newSignInNotice(ctx, { user, ip, userAgent, now, lang })
-  // The session, its entry, the user.signed_in event and any notice, in one transaction (decision 0521).
+  // The session, its entry, the user.signed_in event and any notice, in one transaction (decision 0521);
+  // the session's start reads the account's known browsers and the account in the same statement (decision 0543).
   const { sessionId, refreshToken } = await commitChange(ctx, async (c) => {
-    const started = await startSession(c.trx, start)
+    const started = await startSession(c.trx, {
+      userId: user.id,
+      ip,
+      userAgent,
+      now,
+      lifetimes: ctx.lifetimes,
+      entry: { kind: 'logged in', activity: input.activity ?? 'Logged in' },
+      ...(input.amr ? { amr: input.amr } : {}),
+      seenSince: seenDevicesSince(now),
+      account: true,
+    })
+    const notice = newSignInNotice(ctx, { user, seen: started.seenUserAgents, ip, userAgent, now, lang })
     if (notice) await c.mail(notice)
-    await c.emitUser('user.signed_in', user.id, { method: input.method ?? 'password' })
+    if (started.account) await c.emit('user.signed_in', { user: toAdminUser(started.account), method: input.method ?? 'password' })
     return started
   })
   const accessToken = ctx.accessTokens.sign({ userId: user.id, sessionId })
