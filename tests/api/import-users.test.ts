@@ -12,7 +12,7 @@ import { readKeycloakUsers } from '~server/cli/import-users/formats/keycloak'
 import { readMernUsers } from '~server/cli/import-users/formats/mern-ums'
 import { retireUnusedPasswordKinds } from '~server/data/import-users/password-kinds'
 import { importAccounts } from '~server/use-cases/import-users/import-accounts'
-import { withSearchIndexesDeferred } from '~server/use-cases/import-users/search-indexes'
+import { setBackSearchIndexesOfAKilledImport, withSearchIndexesDeferred } from '~server/use-cases/import-users/search-indexes'
 import type { ImportFormat, ImportStore, LineNote } from '~server/use-cases/import-users/records'
 import { csvLine, keycloakCredential, keycloakRealm, seedUserLine } from '../support/import-files'
 import { type TestApp, useTestApp, uniqueEmail } from '../support/test-app'
@@ -387,7 +387,7 @@ describe('the search indexes while an import runs (decision 0555)', () => {
     const lines = [1, 2, 3].map((n) => seedUserLine({ name: `Idx ${word} ${n}`, email: `${word}-${n}@example.com`, password: 'x', cost: 4 }).line)
     let during: unknown[] = []
     const { counts } = await withSearchIndexesDeferred(
-      t.ctx.db,
+      t.ctx,
       async () => {
         during = await pendingLists()
         const imported = await importText('mern-ums', lines.join('\n'))
@@ -413,7 +413,7 @@ describe('the search indexes while an import runs (decision 0555)', () => {
     await sql`SELECT count(*) FROM users WHERE search_text LIKE '%nobody-at-all%'`.execute(reader)
     let during: unknown[] = []
     const { counts } = await withSearchIndexesDeferred(
-      t.ctx.db,
+      t.ctx,
       async () => {
         during = await pendingLists()
         await reader.commit().execute()
@@ -436,7 +436,7 @@ describe('the search indexes while an import runs (decision 0555)', () => {
     // As a killed run leaves them.
     for (const index of SEARCH_INDEXES) await sql`ALTER INDEX ${sql.id(index)} SET (fastupdate = on)`.execute(t.ctx.db)
     const failure = withSearchIndexesDeferred(
-      t.ctx.db,
+      t.ctx,
       async () => {
         await importText('mern-ums', seedUserLine({ name: 'Fay Fails', email: uniqueEmail('fails'), password: 'x', cost: 4 }).line)
         throw new Error('the file went away')
@@ -444,6 +444,22 @@ describe('the search indexes while an import runs (decision 0555)', () => {
       say,
     )
     await expect(failure).rejects.toThrow('the file went away')
+    expect(await pendingLists()).toEqual(SEARCH_INDEXES.map((name) => [name, false]))
+    expect(await leftInLists()).toBe(0)
+  })
+
+  it('are set back by the hourly housekeeping when a killed import left them, and not while an import runs', async () => {
+    expect(await setBackSearchIndexesOfAKilledImport(t.ctx)).toEqual([])
+    // As a killed run leaves them.
+    for (const index of SEARCH_INDEXES) await sql`ALTER INDEX ${sql.id(index)} SET (fastupdate = on)`.execute(t.ctx.db)
+    await importText('mern-ums', seedUserLine({ name: 'Kim Killed', email: uniqueEmail('killed'), password: 'x', cost: 4 }).line)
+    if (t.ctx.dbKind === 'postgres') {
+      // An import running beside the server (PostgreSQL only) holds the lock: its indexes stay as they are.
+      await withSearchIndexesDeferred(t.ctx, async () => expect(await setBackSearchIndexesOfAKilledImport(t.ctx)).toEqual([]), say)
+      for (const index of SEARCH_INDEXES) await sql`ALTER INDEX ${sql.id(index)} SET (fastupdate = on)`.execute(t.ctx.db)
+    }
+    expect(await pendingLists()).toEqual(SEARCH_INDEXES.map((name) => [name, true]))
+    expect(await setBackSearchIndexesOfAKilledImport(t.ctx)).toEqual(SEARCH_INDEXES)
     expect(await pendingLists()).toEqual(SEARCH_INDEXES.map((name) => [name, false]))
     expect(await leftInLists()).toBe(0)
   })

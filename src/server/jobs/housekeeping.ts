@@ -4,6 +4,7 @@ import { addSeconds, type Clock } from '~server/clock'
 import { deleteEndedSessions, deleteEndedSessionTokens, forgetSealedRefreshTokens, SEEN_DEVICES_SECONDS } from '~server/auth/sessions'
 import { deleteExpiredMfaChallenges } from '~server/data/two-factor/second-factors'
 import { retireUnusedPasswordKinds } from '~server/data/import-users/password-kinds'
+import { setBackSearchIndexesOfAKilledImport } from '~server/use-cases/import-users/search-indexes'
 import { deleteExpiredChallenges } from '~server/auth/webauthn-challenges'
 import { EmbeddedDatabaseMaintenance } from '~server/db/maintenance'
 import type { Database, DatabaseKind } from '~server/db/types'
@@ -16,7 +17,8 @@ import { deleteOldEvents } from '~server/data/webhooks/events'
  * new-sign-in notice which devices the account used, docs/decisions/0311), sealed refresh tokens
  * past their grace, expired one-time tokens, sign-ins that waited in vain for their second step,
  * passkey challenges nobody answered, webhook events past the feed's 30 days (with their deliveries), throttling windows that are over, the kinds of imported
- * password hash no account holds any more (decision 0552), and what the OpenID
+ * password hash no account holds any more (decision 0552), the search indexes an import killed
+ * before its end left keeping a pending list (decision 0555), and what the OpenID
  * Connect provider stored that has expired (codes, tokens, interactions, provider sessions). The activity log is
  * never touched. On the embedded database it then vacuums and analyses the tables, as PostgreSQL's
  * autovacuum would (src/server/db/maintenance.ts).
@@ -29,6 +31,7 @@ export class Housekeeping {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
   private readonly maintenance: EmbeddedDatabaseMaintenance | undefined
+  private readonly databaseKind: DatabaseKind
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -37,6 +40,7 @@ export class Housekeeping {
     databaseKind: DatabaseKind,
   ) {
     this.maintenance = databaseKind === 'pglite' ? new EmbeddedDatabaseMaintenance(db) : undefined
+    this.databaseKind = databaseKind
   }
 
   start(): void {
@@ -66,6 +70,8 @@ export class Housekeeping {
     await deleteOldEvents(this.db, now)
     const retired = await retireUnusedPasswordKinds(this.db)
     if (retired.length > 0) this.log.info({ kinds: retired }, 'imported password hashes no account holds any more: failed sign-ins no longer do their work')
+    const setBack = await setBackSearchIndexesOfAKilledImport({ db: this.db, dbKind: this.databaseKind })
+    if (setBack.length > 0) this.log.info({ indexes: setBack }, 'search indexes an interrupted import left keeping a pending list set back (decision 0555)')
     // The protocol engine sets expiry by the system's time, not the injected clock.
     await deleteExpiredPayloads(this.db, new Date())
     if (this.maintenance) {

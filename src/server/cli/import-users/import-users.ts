@@ -174,7 +174,7 @@ async function importForReal(config: Config, options: Options, report: ImportRep
       concurrency: ctx.dbKind === 'postgres' ? 2 : 1,
     }
     return await withSearchIndexesDeferred(
-      ctx.db,
+      ctx,
       () => run(store, ctx.db, options, report),
       (text) => report.say(text),
     )

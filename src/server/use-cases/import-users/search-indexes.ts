@@ -1,5 +1,9 @@
-import { emptyPendingList, listSearchIndexes, setPendingList } from '~server/data/import-users/search-indexes'
-import type { Db } from '~server/db/types'
+import { sql } from 'kysely'
+import { emptyPendingList, IMPORT_RUNNING_LOCK, listSearchIndexes, listSearchIndexesKeepingAList, setPendingList } from '~server/data/import-users/search-indexes'
+import type { DatabaseKind, Db } from '~server/db/types'
+
+/** The database and its kind: on PostgreSQL an import holds IMPORT_RUNNING_LOCK while it runs. */
+type Database = { db: Db; dbKind: DatabaseKind }
 
 /**
  * Runs an import with the search indexes of `users` and `activities` keeping a pending list
@@ -7,8 +11,22 @@ import type { Db } from '~server/db/types'
  * At the end, whatever the outcome, every one of them is set back to `fastupdate = off` (decision
  * 0102) and its list emptied, those a killed run left on included. An index the switch cannot get
  * at (a long transaction reading the table) is left as it is: the import is slower, nothing else.
+ * On PostgreSQL the import holds IMPORT_RUNNING_LOCK (shared) on a connection of its own until
+ * then, so that housekeeping never sets them back under it.
  */
-export async function withSearchIndexesDeferred<T>(db: Db, work: () => Promise<T>, say: (text: string) => void): Promise<T> {
+export async function withSearchIndexesDeferred<T>({ db, dbKind }: Database, work: () => Promise<T>, say: (text: string) => void): Promise<T> {
+  if (dbKind !== 'postgres') return deferred(db, work, say)
+  return db.connection().execute(async (held) => {
+    await sql`SELECT pg_advisory_lock_shared(${IMPORT_RUNNING_LOCK})`.execute(held)
+    try {
+      return await deferred(db, work, say)
+    } finally {
+      await sql`SELECT pg_advisory_unlock_shared(${IMPORT_RUNNING_LOCK})`.execute(held)
+    }
+  })
+}
+
+async function deferred<T>(db: Db, work: () => Promise<T>, say: (text: string) => void): Promise<T> {
   const indexes = await listSearchIndexes(db)
   const busy: string[] = []
   for (const index of indexes) if (!(await setPendingList(db, index, true, 2_000))) busy.push(index)
@@ -32,4 +50,33 @@ export async function withSearchIndexesDeferred<T>(db: Db, work: () => Promise<T
   }
   await restore()
   return result
+}
+
+/**
+ * Sets back the search indexes an import killed before its end left keeping a pending list (the
+ * hourly housekeeping), unless an import runs: on PostgreSQL only when IMPORT_RUNNING_LOCK is free;
+ * on the embedded database no import runs beside the server. Answers the indexes set back; one
+ * in use is left for the next hour.
+ */
+export async function setBackSearchIndexesOfAKilledImport({ db, dbKind }: Database): Promise<string[]> {
+  if ((await listSearchIndexesKeepingAList(db)).length === 0) return []
+  const setBack = async (on: Db) => {
+    const done: string[] = []
+    for (const index of await listSearchIndexesKeepingAList(on)) {
+      if (!(await setPendingList(on, index, false, 2_000))) continue
+      await emptyPendingList(on, index)
+      done.push(index)
+    }
+    return done
+  }
+  if (dbKind !== 'postgres') return setBack(db)
+  return db.connection().execute(async (held) => {
+    const { rows } = await sql<{ free: boolean }>`SELECT pg_try_advisory_lock(${IMPORT_RUNNING_LOCK}) AS free`.execute(held)
+    if (!rows[0]?.free) return []
+    try {
+      return await setBack(held)
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${IMPORT_RUNNING_LOCK})`.execute(held)
+    }
+  })
 }
