@@ -1,4 +1,5 @@
 import { type Insertable, sql } from 'kysely'
+import { prefixedColumns, unprefixed } from '~server/db/joined-columns'
 import type { Db, UsersTable } from '~server/db/types'
 import { type AdminUserRecord, adminUserColumns, type UserRecord, userColumns } from '~server/data/users/users'
 
@@ -27,31 +28,22 @@ export type LinkedAccount = UserRecord & { mfa_enabled: boolean; identity_id: st
  * handoff's claim): each named `a_<column>`, read back by `linkedAccountOfRow`.
  */
 export function linkedAccountColumns(identity: string, user: string) {
-  return sql.join([
-    ...[...userColumns, 'mfa_enabled'].map((column) => sql`${sql.ref(`${user}.${column}`)} AS ${sql.id(`a_${column}`)}`),
-    sql`${sql.ref(`${identity}.id`)} AS a_identity_id`,
-  ])
+  return sql.join([prefixedColumns(user, [...userColumns, 'mfa_enabled'], 'a'), sql`${sql.ref(`${identity}.id`)} AS a_identity_id`])
 }
 
 /** The linked account a joined row holds (see above), or undefined when the join found none. */
 export function linkedAccountOfRow(row: Record<string, unknown>): LinkedAccount | undefined {
-  if (row.a_identity_id === null || row.a_identity_id === undefined) return undefined
-  const account: Record<string, unknown> = {}
-  for (const column of [...userColumns, 'mfa_enabled', 'identity_id']) account[column] = row[`a_${column}`]
-  return account as LinkedAccount
+  return unprefixed<LinkedAccount>(row, [...userColumns, 'mfa_enabled', 'identity_id'], 'a', 'identity_id')
 }
 
 /** The columns of the account that has an address, for the same statement: each named `o_<column>`. */
 export function addressOwnerColumns(user: string) {
-  return sql.join(userColumns.map((column) => sql`${sql.ref(`${user}.${column}`)} AS ${sql.id(`o_${column}`)}`))
+  return prefixedColumns(user, userColumns, 'o')
 }
 
 /** The account a joined row holds (see above), or undefined when the join found none. */
 export function addressOwnerOfRow(row: Record<string, unknown>): UserRecord | undefined {
-  if (row.o_id === null || row.o_id === undefined) return undefined
-  const account: Record<string, unknown> = {}
-  for (const column of userColumns) account[column] = row[`o_${column}`]
-  return account as UserRecord
+  return unprefixed<UserRecord>(row, userColumns, 'o')
 }
 
 /** Whether the account already holds an identity of this provider (one a provider per account). */

@@ -3,6 +3,7 @@ import { type Selectable, sql, type Transaction } from 'kysely'
 import type { Role } from '~shared/constants'
 import type { IdentityProvider, IdentityProviderKind, RoleRule } from '~shared/schemas/identity-providers'
 import type { Database, Db, IdentityProvidersTable } from '~server/db/types'
+import { prefixedColumns, unprefixed } from '~server/db/joined-columns'
 
 /**
  * Rows of the identity providers. A provider becomes the API's object in `toIdentityProvider`
@@ -102,17 +103,14 @@ export function findProvider(db: Db, id: string): Promise<ProviderRecord | undef
  */
 export function providerForSignInColumns(alias: string) {
   return sql.join([
-    ...[...PROVIDER_COLUMNS, 'client_secret_sealed'].map((column) => sql`${sql.ref(`${alias}.${column}`)} AS ${sql.id(`p_${column}`)}`),
+    prefixedColumns(alias, [...PROVIDER_COLUMNS, 'client_secret_sealed'], 'p'),
     sql`${sql.ref(`${alias}.client_secret_sealed`)} IS NOT NULL AS p_has_client_secret`,
   ])
 }
 
 /** The provider a joined row holds (see above), or undefined when the join found none. */
 export function providerOfRow(row: Record<string, unknown>): ProviderWithSecret | undefined {
-  if (row.p_id === null || row.p_id === undefined) return undefined
-  const provider: Record<string, unknown> = {}
-  for (const column of [...PROVIDER_COLUMNS, 'client_secret_sealed', 'has_client_secret']) provider[column] = row[`p_${column}`]
-  return provider as ProviderWithSecret
+  return unprefixed<ProviderWithSecret>(row, [...PROVIDER_COLUMNS, 'client_secret_sealed', 'has_client_secret'], 'p')
 }
 
 /** The provider with its sealed secret, for a sign-in through it. */
