@@ -1,6 +1,7 @@
 import { type CompiledQuery, sql } from 'kysely'
 import type { ActivityKind } from '~server/data/activity/activities'
 import { type AdminUserRecord, adminUserColumns } from '~server/data/users/users'
+import { prefixedColumns, unprefixed } from '~server/db/joined-columns'
 import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import type { Db } from '~server/db/types'
 import { addSeconds } from '~server/clock'
@@ -34,12 +35,13 @@ export interface SessionLifetimes {
 /**
  * Signs a user in: the new session (with how the account proved who it is), its first refresh
  * token and the activity entry that records the sign-in, committed together by one call of
- * `start_session` (migrations 0004 and 0029). The same statement can read, as they were just
- * before the session (a statement does not see what a function it calls writes; decision 0543):
- * - with `seenSince`, the browsers of the account's sessions used since then, the new one left
- *   out: what the new-sign-in notice compares with;
- * - with `account`, the account as an admin sees it, for the user.signed_in event: with the last
- *   sign-in the session's trigger (migration 0012) just wrote, so as it is after the change.
+ * `start_session` (migrations 0004 and 0029). With `seenSince`, the same statement reads what a
+ * sign-in needs besides, as it was just before the session (a statement does not see what a
+ * function it calls writes; decision 0543):
+ * - the browsers of the account's sessions used since then, the new one left out: what the
+ *   new-sign-in notice compares with;
+ * - the account as an admin sees it, for the user.signed_in event: with the last sign-in the
+ *   session's trigger (migration 0012) just wrote, so as it is after the change.
  */
 export async function startSession(
   db: Db,
@@ -53,21 +55,15 @@ export async function startSession(
     /** How the account proved who it is (RFC 8176), when more than a password: for the ID tokens of apps (oidc/). */
     amr?: readonly string[]
     seenSince?: Date
-    account?: boolean
   },
 ): Promise<{ sessionId: string; refreshToken: string; seenUserAgents: (string | null)[]; account: AdminUserRecord | undefined }> {
   const { now, lifetimes } = input
   const refreshToken = generateToken()
   const amr = input.amr && input.amr.join(' ') !== 'pwd' ? [...input.amr] : null
-  const shape = `${input.seenSince ? 'seen' : ''}/${input.account ? 'account' : ''}`
-  let statement = sessionStarts.get(shape)
-  if (!statement) {
-    const { seenSince, account } = input
-    statement = compiledOnce((...values: StartValues) => ({
-      compile: () => startStatement(values, { seen: seenSince !== undefined, account: account === true }).compile(db),
-    }))
-    sessionStarts.set(shape, statement)
-  }
+  const forSignIn = input.seenSince !== undefined
+  const statement = forSignIn
+    ? (signInStart ??= compiledOnce((...values: StartValues) => ({ compile: () => startStatement(values, true).compile(db) })))
+    : (plainStart ??= compiledOnce((...values: StartValues) => ({ compile: () => startStatement(values, false).compile(db) })))
   const { rows } = await runNamedStatement(
     db,
     statement(
@@ -85,7 +81,7 @@ export async function startSession(
     ),
   )
   const row = rows[0]!
-  return { sessionId: row.id, refreshToken, seenUserAgents: row.seen ?? [], account: input.account ? accountAfterSignIn(row, now) : undefined }
+  return { sessionId: row.id, refreshToken, seenUserAgents: row.seen ?? [], account: forSignIn ? accountAfterSignIn(row, now) : undefined }
 }
 
 type StartValues = [
@@ -104,31 +100,26 @@ type StartValues = [
 ]
 type StartRow = { id: string; seen: (string | null)[] | null } & Record<string, unknown>
 
-/** The session start's statement for each shape (what it reads besides), built and compiled once. */
-const sessionStarts = new Map<string, (...values: StartValues) => CompiledQuery<StartRow>>()
+/** The session start's two statements (alone, and with a sign-in's reads), each built and compiled once. */
+let plainStart: ((...values: StartValues) => CompiledQuery<StartRow>) | undefined
+let signInStart: ((...values: StartValues) => CompiledQuery<StartRow>) | undefined
 
-function startStatement(values: StartValues, reads: { seen: boolean; account: boolean }) {
+function startStatement(values: StartValues, forSignIn: boolean) {
   const [userId, ip, userAgent, now, idleUntil, expires, tokenHash, kind, activity, amr, seenSince] = values
-  const seen = reads.seen
-    ? sql`ARRAY(SELECT DISTINCT user_agent FROM sessions WHERE user_id = ${userId} AND GREATEST(last_used_at, last_refreshed_at) >= ${seenSince})`
-    : sql`NULL::text[]`
-  const account = reads.account
-    ? sql`, ${sql.join(adminUserColumns.map((column) => sql`u.${sql.id(column)} AS ${sql.id(`a_${column}`)}`))}
-        FROM (VALUES (1)) AS one LEFT JOIN users u ON u.id = ${userId}`
-    : sql``
+  const start = sql`start_session(${userId}, ${ip}, ${userAgent}, ${now}, ${idleUntil}, ${expires}, ${tokenHash}, ${kind}, ${activity}, ${amr}::text[]) AS id`
+  if (!forSignIn) return sql<StartRow>`SELECT ${start}, NULL::text[] AS seen`
   return sql<StartRow>`
-    SELECT start_session(${userId}, ${ip}, ${userAgent}, ${now}, ${idleUntil}, ${expires}, ${tokenHash}, ${kind}, ${activity}, ${amr}::text[]) AS id,
-      ${seen} AS seen ${account}`
+    SELECT ${start},
+      ARRAY(SELECT DISTINCT user_agent FROM sessions WHERE user_id = ${userId} AND GREATEST(last_used_at, last_refreshed_at) >= ${seenSince}) AS seen,
+      ${prefixedColumns('u', adminUserColumns, 'a')}
+    FROM (VALUES (1)) AS one LEFT JOIN users u ON u.id = ${userId}`
 }
 
 /** The account a start read (see above), with the last sign-in the trigger set: now, unless a later one is recorded. */
 function accountAfterSignIn(row: Record<string, unknown>, now: Date): AdminUserRecord | undefined {
-  if (row.a_id === null || row.a_id === undefined) return undefined
-  const account: Record<string, unknown> = {}
-  for (const column of adminUserColumns) account[column] = row[`a_${column}`]
-  const last = account.last_sign_in_at as Date | null
-  if (last === null || last < now) account.last_sign_in_at = now
-  return account as AdminUserRecord
+  const account = unprefixed<AdminUserRecord>(row, adminUserColumns, 'a')
+  if (account && (account.last_sign_in_at === null || account.last_sign_in_at < now)) account.last_sign_in_at = now
+  return account
 }
 
 export type RotationResult =

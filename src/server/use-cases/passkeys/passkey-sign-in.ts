@@ -105,7 +105,6 @@ export async function signInWithPasskey(ctx: AppContext, input: PasskeySignInInp
       // RFC 8176: a hardware-bound key, user verification on it, so two factors in one.
       amr: ['hwk', 'user', 'mfa'],
       seenSince: seenDevicesSince(c.now),
-      account: true,
     })
     // From a browser and system the account has not used lately: the new-sign-in e-mail (decision 0311).
     const notice = newSignInNotice(ctx, { user: found, seen: session.seenUserAgents, ip, userAgent: input.userAgent, now: c.now, lang: input.lang })

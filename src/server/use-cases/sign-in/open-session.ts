@@ -40,7 +40,6 @@ export async function openSession(
       entry: { kind: 'logged in', activity: input.activity ?? 'Logged in' },
       ...(input.amr ? { amr: input.amr } : {}),
       seenSince: seenDevicesSince(now),
-      account: true,
     })
     const notice = newSignInNotice(ctx, { user, seen: started.seenUserAgents, ip, userAgent, now, lang })
     if (notice) await c.mail(notice)
