@@ -15,24 +15,16 @@ import type { Db } from '~server/db/types'
  */
 export const IMPORT_RUNNING_LOCK = 72_530_002
 
-/** The GIN indexes of `users` and `activities`, by name. */
-export async function listSearchIndexes(db: Db): Promise<string[]> {
+/**
+ * The GIN indexes of `users` and `activities`, by name; with `keepingAList`, only those keeping a
+ * pending list (an import runs, or one was killed before it set them back).
+ */
+export async function listSearchIndexes(db: Db, options: { keepingAList?: boolean } = {}): Promise<string[]> {
+  const keeping = options.keepingAList ? sql`AND EXISTS (SELECT 1 FROM unnest(c.reloptions) AS option WHERE option ~* '^fastupdate=(on|true|yes|1)$')` : sql``
   const { rows } = await sql<{ name: string }>`
     SELECT c.relname AS name
     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
-    WHERE i.indrelid IN ('users'::regclass, 'activities'::regclass) AND a.amname = 'gin'
-    ORDER BY c.relname
-  `.execute(db)
-  return rows.map((row) => row.name)
-}
-
-/** Those of them keeping a pending list: an import runs, or one was killed before it set them back. */
-export async function listSearchIndexesKeepingAList(db: Db): Promise<string[]> {
-  const { rows } = await sql<{ name: string }>`
-    SELECT c.relname AS name
-    FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
-    WHERE i.indrelid IN ('users'::regclass, 'activities'::regclass) AND a.amname = 'gin'
-      AND EXISTS (SELECT 1 FROM unnest(c.reloptions) AS option WHERE option ~* '^fastupdate=(on|true|yes|1)$')
+    WHERE i.indrelid IN ('users'::regclass, 'activities'::regclass) AND a.amname = 'gin' ${keeping}
     ORDER BY c.relname
   `.execute(db)
   return rows.map((row) => row.name)

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { emptyPendingList, IMPORT_RUNNING_LOCK, listSearchIndexes, listSearchIndexesKeepingAList, setPendingList } from '~server/data/import-users/search-indexes'
+import { emptyPendingList, IMPORT_RUNNING_LOCK, listSearchIndexes, setPendingList } from '~server/data/import-users/search-indexes'
 import type { DatabaseKind, Db } from '~server/db/types'
 
 /** The database and its kind: on PostgreSQL an import holds IMPORT_RUNNING_LOCK while it runs. */
@@ -59,10 +59,10 @@ async function deferred<T>(db: Db, work: () => Promise<T>, say: (text: string) =
  * in use is left for the next hour.
  */
 export async function setBackSearchIndexesOfAKilledImport({ db, dbKind }: Database): Promise<string[]> {
-  if ((await listSearchIndexesKeepingAList(db)).length === 0) return []
+  if ((await listSearchIndexes(db, { keepingAList: true })).length === 0) return []
   const setBack = async (on: Db) => {
     const done: string[] = []
-    for (const index of await listSearchIndexesKeepingAList(on)) {
+    for (const index of await listSearchIndexes(on, { keepingAList: true })) {
       if (!(await setPendingList(on, index, false, 2_000))) continue
       await emptyPendingList(on, index)
       done.push(index)
