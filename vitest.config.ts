@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config'
 import LongestFirstSequencer from './tests/support/sequencer.ts'
 
 /**
- * `npm test` runs every project: `api` (HTTP through the real app), `web` (components in jsdom),
+ * `npm test` runs every project: `api` (HTTP through the real app) and `api-memory` (those of its
+ * tests that weigh the process), `web` (components in jsdom),
  * `system` and `system-deadlines` (whole server processes: crash, restart, lock, shutdown) and
  * `e2e` (browser journeys in Chromium). TEST_DATABASE_URL switches the database from PGlite to
  * that PostgreSQL server; TEST_REDIS_URL puts throttling counters in Redis.
@@ -21,6 +22,12 @@ const alias = {
  * everything else, so that no other test slows the machine while they measure.
  */
 const SHUTDOWN_DEADLINE_FILES = ['tests/system/graceful-shutdown.test.ts', 'tests/system/sigterm-under-load.test.ts']
+
+/**
+ * API tests that weigh the process's memory (`api-memory`): each in a fresh worker of its own, not
+ * in the `api` project's shared workers.
+ */
+const MEMORY_FILES = ['tests/api/memory/**/*.test.ts']
 
 /** What the two whole-process projects, `system` and `system-deadlines`, have in common. */
 const wholeProcess: { environment: 'node'; globalSetup: string[]; testTimeout: number; hookTimeout: number } = {
@@ -46,11 +53,26 @@ export default defineConfig({
         test: {
           name: 'api',
           include: ['tests/api/**/*.test.ts'],
+          exclude: MEMORY_FILES,
           environment: 'node',
           // Each file builds its own app on its own database, and no test replaces a module or
           // changes the environment: the server's modules are loaded once per worker instead of
           // once per file, which took half of this suite's time (docs/decisions/0013).
           isolate: false,
+          globalSetup: ['tests/support/global-database.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: 'api-memory',
+          include: MEMORY_FILES,
+          environment: 'node',
+          // Each file in a process of its own: a worker that ran other files before keeps their
+          // leftovers, whose collection or late work moved the weighing by tens of megabytes.
+          isolate: true,
           globalSetup: ['tests/support/global-database.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,

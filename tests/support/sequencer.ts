@@ -9,7 +9,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  * which fill both cores to the end. Within a project Vitest's order stands (the slowest or largest
  * files first). A project of a later `sequence.groupOrder` still runs after the others.
  */
-const LONGEST_FIRST = ['e2e', 'system', 'api', 'web']
+const LONGEST_FIRST = ['e2e', 'system', 'api-memory', 'api', 'web']
 
 export default class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -115,13 +115,20 @@ describe('downloading 100,000 activity entries', () => {
     // A first download, unmeasured: the database and the engine reach their working size.
     const first = await download(null)
     expect(first.entries).toBe(ENTRIES)
-    const baseline = weigh()
-    const measured = await download(baseline)
-    expect(measured.entries).toBe(ENTRIES)
-    expect(measured.end).toBe('\n}\n')
-    expect(measured.bytes).toBeGreaterThan(20 * 1024 * 1024)
-    expect(measured.growth, `grew by ${(measured.growth / 1024 / 1024).toFixed(1)} MiB for a ${(measured.bytes / 1024 / 1024).toFixed(1)} MiB document`).toBeLessThan(
-      MOST_GROWTH,
-    )
+    // Two measured downloads, the smaller growth counted: a server that holds the document grows
+    // by its size in both, while a collection the engine put off, or a busy machine's late work,
+    // lands in one.
+    const measured: Download[] = []
+    for (let round = 0; round < 2; round++) {
+      const one = await download(weigh())
+      expect(one.entries).toBe(ENTRIES)
+      expect(one.end).toBe('\n}\n')
+      expect(one.bytes).toBeGreaterThan(20 * 1024 * 1024)
+      measured.push(one)
+    }
+    const growth = Math.min(...measured.map((each) => each.growth))
+    const document = (measured[0]!.bytes / 1024 / 1024).toFixed(1)
+    const grown = measured.map((each) => `${(each.growth / 1024 / 1024).toFixed(1)} MiB`).join(' and ')
+    expect(growth, `grew by ${grown} for a ${document} MiB document`).toBeLessThan(MOST_GROWTH)
   }, 300_000)
 })
