@@ -10,8 +10,11 @@
 export interface RunnerWork {
   /** Takes on what is due now; answers how many items it took on (0: nothing was due). */
   pass(): Promise<number>
-  /** Resolves when the work that passes left running in the background (if any) has ended. */
-  settled?(): Promise<void>
+  /**
+   * Resolves when the work that passes left running in the background (if any) has ended; answers
+   * whether there was any, since its end may have made more due (an endpoint's places freed).
+   */
+  settled?(): Promise<boolean>
 }
 
 export class Runner {
@@ -56,8 +59,9 @@ export class Runner {
   }
 
   /**
-   * Runs passes until one finds nothing due and nothing started earlier is still in flight (an
-   * item leased by an earlier pass is not due, but not done either); answers how many items the
+   * Runs passes until one finds nothing due and nothing started earlier was still in flight (an
+   * item leased by an earlier pass is not due, but not done either, and its end may make more due:
+   * a pass that found no room took nothing though items waited); answers how many items the
    * passes took on. Tests call it to carry out what a request queued.
    */
   async drain(): Promise<number> {
@@ -66,8 +70,8 @@ export class Runner {
       while (this.running) await this.running
       const taken = await this.work.pass()
       total += taken
-      await this.work.settled?.()
-      if (taken === 0 && !this.running) return total
+      const waited = (await this.work.settled?.()) ?? false
+      if (taken === 0 && !waited && !this.running) return total
     }
   }
 

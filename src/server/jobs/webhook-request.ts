@@ -11,6 +11,7 @@ import { isForbiddenAddress, isForbiddenHost } from '~shared/webhook-address'
  * costs nothing), and a name that resolves to a link-local or metadata address is not connected to.
  * A connection whose answer ended within that is kept open for the endpoint's next delivery
  * (decision 0526): a new connection (and TLS handshake) per delivery cost more than the delivery.
+ * One that the receiver closes just as it is reused carries the delivery again on a new one.
  */
 export const WEBHOOK_TIMEOUT_MS = 15_000
 export const RESPONSE_BODY_MAX = 1_000
@@ -44,6 +45,7 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
     if (isForbiddenHost(target.hostname)) return resolve({ error: 'The URL points at a link-local or metadata address' })
     const secure = target.protocol === 'https:'
     let settled = false
+    let request: http.ClientRequest
     /** `keep`: the answer was read to its end, so its connection can carry the next delivery. */
     const finish = (result: WebhookResponse, keep = false) => {
       if (settled) return
@@ -52,26 +54,37 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
       if (!keep) request.destroy()
       resolve(result)
     }
-    const request = (secure ? https : http).request(target, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body).toString(), 'user-agent': 'Accounts-Webhooks/1' },
-      lookup: guardedLookup,
-      agent: secure ? agents.https : agents.http,
-    })
     const timer = setTimeout(() => finish({ error: `No answer within ${timeoutMs / 1000} s` }), timeoutMs)
-    request.on('error', (error: NodeJS.ErrnoException) => finish({ error: error.code === 'EFORBIDDEN' ? error.message : `${error.code ?? 'Error'}: ${error.message}` }))
-    request.on('response', (response) => {
-      const status = response.statusCode ?? 0
-      const retryAfter = typeof response.headers['retry-after'] === 'string' ? response.headers['retry-after'] : null
-      let text = ''
-      response.setEncoding('utf8')
-      response.on('data', (chunk: string) => {
-        text += chunk
-        if (text.length >= RESPONSE_BODY_MAX) finish({ status, body: text.slice(0, RESPONSE_BODY_MAX), retryAfter })
+    const send = (again: boolean) => {
+      request = (secure ? https : http).request(target, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body).toString(), 'user-agent': 'Accounts-Webhooks/1' },
+        lookup: guardedLookup,
+        agent: secure ? agents.https : agents.http,
       })
-      response.on('end', () => finish({ status, body: text, retryAfter }, true))
-      response.on('error', () => finish({ status, body: text.slice(0, RESPONSE_BODY_MAX), retryAfter }))
-    })
-    request.end(body)
+      let answered = false
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept connection the receiver closed as it was reused (its idle timeout and our request
+        // crossed): nothing was read, so the delivery is sent once more on a new connection, as
+        // Node's documentation advises, instead of failing and waiting 5 seconds for its retry.
+        if (!again && !answered && !settled && request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) return send(true)
+        finish({ error: error.code === 'EFORBIDDEN' ? error.message : `${error.code ?? 'Error'}: ${error.message}` })
+      })
+      request.on('response', (response) => {
+        answered = true
+        const status = response.statusCode ?? 0
+        const retryAfter = typeof response.headers['retry-after'] === 'string' ? response.headers['retry-after'] : null
+        let text = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => {
+          text += chunk
+          if (text.length >= RESPONSE_BODY_MAX) finish({ status, body: text.slice(0, RESPONSE_BODY_MAX), retryAfter })
+        })
+        response.on('end', () => finish({ status, body: text, retryAfter }, true))
+        response.on('error', () => finish({ status, body: text.slice(0, RESPONSE_BODY_MAX), retryAfter }))
+      })
+      request.end(body)
+    }
+    send(false)
   })
 }

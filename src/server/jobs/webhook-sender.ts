@@ -122,9 +122,12 @@ export class WebhookSender {
     return this.runner.stop()
   }
 
-  private async settled(): Promise<void> {
+  /** Waits for the attempts in flight and writes their outcomes; answers whether there were any. */
+  private async settled(): Promise<boolean> {
+    const waited = this.attempts.size > 0
     while (this.attempts.size > 0) await Promise.all([...this.attempts])
     await this.writeOutcomes()
+    return waited
   }
 
   /** Writes the outcomes gathered so far; on failure keeps them for the next pass (their leases hold meanwhile). */
