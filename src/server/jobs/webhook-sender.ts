@@ -17,8 +17,10 @@ import { postWebhook, WEBHOOK_TIMEOUT_MS, type WebhookResponse } from './webhook
  * its own limit: PER_ENDPOINT to begin with and whenever its receiver is slow, growing up to
  * MAX_PER_ENDPOINT while it answers fast) and starts them without waiting, a few at a time with a
  * turn of the event loop between, so that requests are answered meanwhile: a receiver that takes
- * its 15 seconds holds up no other endpoint, and a finished delivery wakes the runner for the next
- * (wake-ups within 10 ms share one pass: a change's commit and the end of the delivery before it).
+ * its 15 seconds holds up no other endpoint. A finished delivery wakes the runner for the next
+ * when the last pass filled places, so more may be due (wake-ups within 10 ms share one pass: a
+ * change's commit and the end of the delivery before it); when it took everything due, a finished
+ * delivery only has its outcome written, within 250 ms or by the next pass (decision 0563).
  *
  * Signed as Standard Webhooks says (`webhook-id` the event's id, the same on every attempt;
  * `webhook-timestamp` the attempt's time; `webhook-signature` one `v1,<base64 HMAC-SHA256 of
@@ -36,6 +38,11 @@ const FAST_ANSWER_MS = 250
 const IN_FLIGHT = 128
 /** Wake-ups within this long share one pass: at 200 changes a second, a change's commit and the end of the delivery before it. */
 const WAKE_MS = 10
+/**
+ * The longest an ended attempt's outcome waits to be written when nothing else writes it sooner (a
+ * pass does, first): far within its lease, so that no other instance sends it again meanwhile.
+ */
+const OUTCOME_WAIT_MS = 250
 /** Attempts started between two turns of the event loop. */
 const START_BATCH = 16
 /** Longer than an attempt can take: a lease that runs out means the instance died on the way. */
@@ -87,6 +94,16 @@ export class WebhookSender {
   /** Signing keys opened from their sealed form, by the sealed bytes (base64). */
   private readonly keys = new Map<string, crypto.KeyObject>()
   private wake: NodeJS.Timeout | undefined
+  /**
+   * The last pass filled places (the instance's, or an endpoint's, or found an endpoint with none
+   * free), so more may be due than it took: an attempt's end runs the next pass soon. Otherwise
+   * everything due was taken, and an attempt's end only has its outcome written; what becomes due
+   * later wakes a pass itself (a change's commit) or waits for the poll (a retry's time).
+   */
+  private mayHaveMore = true
+  private outcomeTimer: NodeJS.Timeout | undefined
+  private writingSoon: Promise<void> | undefined
+  private stopped = false
   /** How long a receiver has to answer (tests shorten it rather than wait 15 seconds). */
   timeoutMs = WEBHOOK_TIMEOUT_MS
 
@@ -117,9 +134,30 @@ export class WebhookSender {
     return this.runner.drain()
   }
 
-  stop(): Promise<void> {
+  async stop(): Promise<void> {
+    this.stopped = true
     clearTimeout(this.wake)
-    return this.runner.stop()
+    clearTimeout(this.outcomeTimer)
+    await this.writingSoon
+    await this.runner.stop()
+  }
+
+  /** Writes the outcomes gathered within OUTCOME_WAIT_MS, unless a pass writes them first. */
+  private writeOutcomesSoon(): void {
+    if (this.outcomeTimer || this.stopped) return
+    this.outcomeTimer = setTimeout(() => {
+      this.outcomeTimer = undefined
+      this.writingSoon = this.writeOutcomes()
+        .catch((error: unknown) => {
+          // Kept for the next try (their leases hold meanwhile).
+          this.ctx.log.warn({ err: error }, 'webhook outcomes not written')
+          this.writeOutcomesSoon()
+        })
+        .finally(() => {
+          this.writingSoon = undefined
+        })
+    }, OUTCOME_WAIT_MS)
+    this.outcomeTimer.unref()
   }
 
   /** Waits for the attempts in flight and writes their outcomes; answers whether there were any. */
@@ -165,6 +203,7 @@ export class WebhookSender {
       this.ctx.log.warn({ err: error }, 'webhook deliveries unavailable')
       return 0
     }
+    this.mayHaveMore = this.filledPlaces(leased, room, IN_FLIGHT - total)
     const bodies = new Map<string, string>()
     for (const [n, delivery] of leased.entries()) {
       // A few at a time: requests waiting for the event loop are answered between the batches.
@@ -179,11 +218,22 @@ export class WebhookSender {
           this.attempts.delete(attempt)
           places.inFlight--
           if (places.inFlight === 0 && places.limit === PER_ENDPOINT) this.endpoints.delete(delivery.webhook_id)
-          this.kick()
+          if (this.mayHaveMore) this.kick()
+          else this.writeOutcomesSoon()
         })
       this.attempts.add(attempt)
     }
     return leased.length
+  }
+
+  /** Whether a pass that leased `leased` out of `limit` places in all, and `room` of known endpoints', filled any. */
+  private filledPlaces(leased: readonly LeasedDelivery[], room: ReadonlyMap<string, number>, limit: number): boolean {
+    if (leased.length >= limit) return true
+    const taken = new Map<string, number>()
+    for (const delivery of leased) taken.set(delivery.webhook_id, (taken.get(delivery.webhook_id) ?? 0) + 1)
+    for (const free of room.values()) if (free <= 0) return true
+    for (const [id, count] of taken) if (count >= (room.get(id) ?? PER_ENDPOINT)) return true
+    return false
   }
 
   private places(webhookId: string): EndpointPlaces {

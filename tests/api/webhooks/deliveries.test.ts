@@ -3,6 +3,7 @@ import { generateSync } from 'otplib'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { WEBHOOK_EVENT_TYPES } from '~shared/schemas/webhooks'
+import { insertEvent } from '~server/data/webhooks/events'
 import { MAX_PER_ENDPOINT, nextPlaces, PER_ENDPOINT } from '~server/jobs/webhook-sender'
 import { type SignedIn, STRONG_PASSWORD, uniqueEmail, useTestApp } from '../../support/test-app'
 import { type Received, type Receiver, startReceiver } from '../../support/webhook-receiver'
@@ -286,6 +287,20 @@ describe('deliveries', () => {
     const open = receiver.received.map((request) => request.openAtArrival.filter((path) => path === '/slow').length)
     expect(Math.max(...open)).toBe(PER_ENDPOINT - 1)
     expect((await deliveriesOf(slow.id)).map((delivery: { status: string }) => delivery.status)).toEqual(Array(6).fill('failed'))
+  })
+
+  it('sends what did not fit in a pass as the attempts before it end, and writes every outcome, without being drained', async () => {
+    const { id } = await addEndpoint(['webhook.test'])
+    // Ten events committed at once and one wake-up: the first pass fills the endpoint's 4 places,
+    // and the ends of those attempts must wake the passes that send the rest (the test app has no poll).
+    await t.ctx.db.transaction().execute(async (trx) => {
+      for (let n = 0; n < 10; n++) await insertEvent(trx, { type: 'webhook.test', data: { n }, at: t.ctx.clock(), webhookId: id })
+    })
+    t.runtime.webhookSender.kick()
+    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(10)
+    await expect
+      .poll(async () => (await deliveriesOf(id)).map((delivery: { status: string }) => delivery.status), { timeout: 10_000 })
+      .toEqual(Array(10).fill('delivered'))
   })
 
   it("grows an endpoint's places by one with each fast answer, halves them after a slow one, within 4 and 32", () => {
