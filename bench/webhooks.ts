@@ -24,14 +24,16 @@ import { percentile } from './support/percentile'
  *   `timestamp`) to its arrival;
  * - the product's own sign-in (autocannon, 16 connections) and `GET /auth/me` (1,000 a second, sent
  *   evenly from a process of its own) without webhooks and with ten endpoints subscribed to every
- *   event, taking turns, twice each, so that a slower stretch of the shared machine weighs on both.
+ *   event, taking turns, twice each, so that a slower stretch of the shared machine weighs on both;
+ *   in the same turns, an admin's renames at 40 a second, whose CPU and machine time per change
+ *   show what the ten deliveries of a change cost.
  *
  * Beside each figure, the CPU time it took: the server's per delivery and per change, the
  * statements (transactions) the database committed per delivery, and the load generator's and
  * receivers' own CPU, so that a run where the benchmark's processes and not the server fill the
  * cores says so. BENCH_CPU_PROF=<dir> also writes the server's `--cpu-prof` profile there.
  *
- * About four minutes.
+ * About five minutes.
  */
 const DATABASE = 'accounts_bench_webhooks'
 const PASSWORD = 'Bench-Password-42!'
@@ -47,6 +49,10 @@ const ROUNDS = 2
 const ME_RATE = 1_000
 /** Sign-ins a second sent evenly, well below what the machine can do: their latency is the request path's, not the queue's. */
 const PACED_SIGN_IN_RATE = 40
+/** An admin's renames a second in each turn, sent evenly: cheap changes, so that what their deliveries cost stands out. */
+const PACED_CHANGE_RATE = 40
+/** Accounts renamed in the turns, each once. */
+const RENAMED = PACED_CHANGE_RATE * TURN_SECONDS * ROUNDS * 2
 
 interface ReceiverStats {
   counts: Record<string, number>
@@ -124,6 +130,12 @@ interface Turn {
   signInReceiversMs: number
   /** Sign-ins at PACED_SIGN_IN_RATE a second, sent evenly. */
   paced: OpenLoopResult
+  /** Renames at PACED_CHANGE_RATE a second, sent evenly, and per change: the server's and receivers' CPU, the machine's busy time, the transactions committed. */
+  changes: OpenLoopResult
+  changeServerMs: number
+  changeReceiversMs: number
+  changeMachineMs: number
+  changeCommits: number
   me: OpenLoopResult
   /** Deliveries the receivers got during the turn. */
   delivered: number
@@ -135,7 +147,8 @@ const ms = (value: number) => `${Math.round(value).toLocaleString('en')} ms`
 export async function run(): Promise<string> {
   const load = os.loadavg()[0]!
   const url = await recreateDatabase(DATABASE)
-  const emails = (await seedBenchUsers(url, await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 }), USERS + PEOPLE)).slice(0, USERS)
+  const everyone = await seedBenchUsers(url, await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 }), USERS + PEOPLE + RENAMED)
+  const emails = everyone.slice(0, USERS)
   const profileDir = process.env.BENCH_CPU_PROF
   const server = await startServer({ DATABASE_URL: url, RATE_LIMIT: 'off', LOG_LEVEL: 'warn' }, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])
   const receivers = await Receivers.start()
@@ -189,6 +202,17 @@ export async function run(): Promise<string> {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email, password: PASSWORD }),
     }))
+    const idsOf = async (list: string[]) =>
+      (await db.query<{ id: string }>(`SELECT id FROM users WHERE email = ANY($1::text[]) ORDER BY email`, [list])).rows.map((row) => row.id)
+    const renamed = await idsOf(everyone.slice(USERS + PEOPLE))
+    const renames = (from: number): RequestSpec[] =>
+      renamed.slice(from, from + PACED_CHANGE_RATE * TURN_SECONDS).map((id, n) => ({
+        path: `/api/admin/users/${id}`,
+        method: 'PUT',
+        headers: { authorization: `Bearer ${admin.accessToken}`, 'x-csrf-token': admin.csrfToken, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Renamed ${from + n}` }),
+      }))
+    let renamedSoFar = 0
     console.log('warming up...')
     await signIns(3)
     await sender.run({ url: server.url, rate: ME_RATE, seconds: 3, connections: 32, requests: meRequests })
@@ -198,6 +222,20 @@ export async function run(): Promise<string> {
         await receivers.stats()
         const paced = await sender.run({ url: server.url, rate: PACED_SIGN_IN_RATE, seconds: TURN_SECONDS, connections: 16, requests: pacedRequests })
         await sleep(1_000)
+        // Cheap changes at an even rate: the server's, the receivers' and the machine's time a change, its deliveries included.
+        const changeBefore = { server: processCpuMs(serverPid), receivers: processCpuMs(receivers.pid), machine: machineTime(), commits: await commits(db) }
+        const changes = await sender.run({ url: server.url, rate: PACED_CHANGE_RATE, seconds: TURN_SECONDS, connections: 16, requests: renames(renamedSoFar) })
+        renamedSoFar += PACED_CHANGE_RATE * TURN_SECONDS
+        await sleep(1_000)
+        const changed = Math.max(1, changes.ok)
+        const machineAfter = machineTime()
+        const changeCosts = {
+          changeServerMs: (processCpuMs(serverPid) - changeBefore.server) / changed,
+          changeReceiversMs: (processCpuMs(receivers.pid) - changeBefore.receivers) / changed,
+          changeMachineMs: (machineAfter.total - machineAfter.idle - (changeBefore.machine.total - changeBefore.machine.idle)) / changed,
+          // Less the two statements of this measure itself.
+          changeCommits: ((await commits(db)) - changeBefore.commits - 2) / changed,
+        }
         const cpuBefore = { server: processCpuMs(serverPid), receivers: processCpuMs(receivers.pid) }
         const signInResult = await signIns(TURN_SECONDS)
         const signedIn = Math.max(1, signInResult['2xx'])
@@ -214,12 +252,14 @@ export async function run(): Promise<string> {
           signInServerMs,
           signInReceiversMs,
           paced,
+          changes,
+          ...changeCosts,
           me,
           delivered,
         }
         turns[kind].push(turn)
         console.log(
-          `${kind} ${ENDPOINTS} endpoints: paced sign-ins p50 ${paced.latency.p50} ms p99 ${paced.latency.p99} ms; ${turn.signInsPerSecond.toFixed(1)} sign-ins/s (p99 ${turn.signInP99} ms, ${signInServerMs.toFixed(2)} ms server CPU each), /auth/me p50 ${me.latency.p50} ms p99 ${me.latency.p99} ms (${me.non2xx + me.errors} failed), ${delivered} deliveries received`,
+          `${kind} ${ENDPOINTS} endpoints: paced sign-ins p50 ${paced.latency.p50} ms p99 ${paced.latency.p99} ms; renames ${changeCosts.changeServerMs.toFixed(2)} ms server CPU, ${changeCosts.changeMachineMs.toFixed(2)} ms machine, ${changeCosts.changeCommits.toFixed(2)} commits each; ${turn.signInsPerSecond.toFixed(1)} sign-ins/s (p99 ${turn.signInP99} ms, ${signInServerMs.toFixed(2)} ms server CPU each), /auth/me p50 ${me.latency.p50} ms p99 ${me.latency.p99} ms (${me.non2xx + me.errors} failed), ${delivered} deliveries received`,
         )
         if (kind === 'with') {
           // Deleting an endpoint drops its pending deliveries: the next turn starts quiet.
@@ -280,9 +320,7 @@ export async function run(): Promise<string> {
     // 3. Change-to-delivery latency at 200 changes a second, one endpoint subscribed to user.updated.
     console.log('change-to-delivery latency...')
     await call('POST', '/admin/webhooks', { url: `${receivers.base}/latency`, events: ['user.updated'] })
-    const { rows: people } = await db.query<{ id: string }>(`SELECT id FROM users WHERE role = 'CLIENT' ORDER BY created_at DESC, id LIMIT $1`, [
-      CHANGE_RATE * CHANGE_SECONDS,
-    ])
+    const people = (await idsOf(everyone.slice(USERS, USERS + PEOPLE))).map((id) => ({ id }))
     const changes: RequestSpec[] = Array.from({ length: CHANGE_RATE * CHANGE_SECONDS }, (_, n) => ({
       path: `/api/admin/users/${people[n % people.length]!.id}`,
       method: 'PUT',
@@ -347,7 +385,7 @@ their own.
 | --- | --- | --- |
 | Deliveries a second to a local receiver >= 1,000 | **${bulk.perSecond.toFixed(0)}/s** (${(bulk.statuses.delivered ?? 0).toLocaleString('en')} of ${bulk.deliveries.toLocaleString('en')} in ${bulk.seconds.toFixed(1)} s) | ${bulk.perSecond >= 1000 ? 'met' : 'not met'} |
 | Change-to-delivery p95 < 1 s at ${CHANGE_RATE} changes a second | **${ms(latency.p95)}** (p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}, max ${ms(latency.max)}; ${latency.arrived.toLocaleString('en')} of ${latency.sent.toLocaleString('en')} changes arrived) | ${latency.p95 < 1000 && latency.arrived >= latency.sent ? 'met' : 'not met'} |
-| Sign-in and \`GET /auth/me\` unchanged with ten subscribed endpoints | sign-ins at ${PACED_SIGN_IN_RATE} a second: p50 ${mean(turns.without, (t) => t.paced.latency.p50).toFixed(1)} ms without, ${mean(turns.with, (t) => t.paced.latency.p50).toFixed(1)} ms with, p99 ${mean(turns.without, (t) => t.paced.latency.p99).toFixed(1)} and ${mean(turns.with, (t) => t.paced.latency.p99).toFixed(1)} ms; \`/auth/me\` p99 ${mean(turns.without, (t) => t.me.latency.p99).toFixed(1)} ms without, ${mean(turns.with, (t) => t.me.latency.p99).toFixed(1)} ms with; as many sign-ins as the cores allow: ${mean(turns.without, (t) => t.signInsPerSecond).toFixed(1)}/s without, ${mean(turns.with, (t) => t.signInsPerSecond).toFixed(1)}/s with (the deliveries' CPU: ${(mean(turns.with, (t) => t.signInServerMs) - mean(turns.without, (t) => t.signInServerMs)).toFixed(2)} ms of the server's and ${(mean(turns.with, (t) => t.signInReceiversMs) - mean(turns.without, (t) => t.signInReceiversMs)).toFixed(2)} ms of the receivers' a sign-in) | see below |
+| Sign-in and \`GET /auth/me\` unchanged with ten subscribed endpoints | sign-ins at ${PACED_SIGN_IN_RATE} a second: p50 ${mean(turns.without, (t) => t.paced.latency.p50).toFixed(1)} ms without, ${mean(turns.with, (t) => t.paced.latency.p50).toFixed(1)} ms with, p99 ${mean(turns.without, (t) => t.paced.latency.p99).toFixed(1)} and ${mean(turns.with, (t) => t.paced.latency.p99).toFixed(1)} ms; \`/auth/me\` p99 ${mean(turns.without, (t) => t.me.latency.p99).toFixed(1)} ms without, ${mean(turns.with, (t) => t.me.latency.p99).toFixed(1)} ms with; as many sign-ins as the cores allow: ${mean(turns.without, (t) => t.signInsPerSecond).toFixed(1)}/s without, ${mean(turns.with, (t) => t.signInsPerSecond).toFixed(1)}/s with (the deliveries' CPU: ${(mean(turns.with, (t) => t.signInServerMs) - mean(turns.without, (t) => t.signInServerMs)).toFixed(2)} ms of the server's and ${(mean(turns.with, (t) => t.signInReceiversMs) - mean(turns.without, (t) => t.signInReceiversMs)).toFixed(2)} ms of the receivers' a sign-in; a rename's ten deliveries: ${(mean(turns.with, (t) => t.changeServerMs) - mean(turns.without, (t) => t.changeServerMs)).toFixed(2)} ms of the server's CPU, ${(mean(turns.with, (t) => t.changeMachineMs) - mean(turns.without, (t) => t.changeMachineMs)).toFixed(2)} ms of the machine's time) | see below |
 
 ## Deliveries a second
 
@@ -385,7 +423,9 @@ cores were ${(latency.busy * 100).toFixed(0)} % busy (other processes of the mac
 ## Sign-in and \`GET /auth/me\` with and without ten endpoints
 
 Each turn: sign-ins at ${PACED_SIGN_IN_RATE} a second for ${TURN_SECONDS} s, sent evenly from a process of its own (well within what the
-machine can do: their latency is the request's own), then as many sign-ins as the cores allow for ${TURN_SECONDS} s (autocannon,
+machine can do: their latency is the request's own), then an admin's renames of people (each once) at ${PACED_CHANGE_RATE} a second for
+${TURN_SECONDS} s, sent evenly (cheap changes, so that what their ten deliveries cost the server, the receivers and the whole
+machine, PostgreSQL and the load generator included, stands out), then as many sign-ins as the cores allow for ${TURN_SECONDS} s (autocannon,
 16 connections, ${USERS} accounts in turn), then \`GET /auth/me\` at
 ${ME_RATE.toLocaleString('en')} a second for ${TURN_SECONDS} s, sent evenly from a process of its own. "With": ten endpoints subscribed to
 every event (\`["*"]\`), so each sign-in writes ten deliveries in its transaction and the sender delivers them
@@ -398,6 +438,11 @@ figure is given per turn, then the mean.
 ${row(`Sign-ins at ${PACED_SIGN_IN_RATE} a second: p50 (ms)`, (t) => t.paced.latency.p50, 1)}
 ${row(`Sign-ins at ${PACED_SIGN_IN_RATE} a second: p99 (ms)`, (t) => t.paced.latency.p99, 1)}
 ${row(`Sign-ins at ${PACED_SIGN_IN_RATE} a second: failed`, (t) => t.paced.non2xx + t.paced.errors, 0)}
+${row(`Renames at ${PACED_CHANGE_RATE} a second: p50 (ms)`, (t) => t.changes.latency.p50, 1)}
+${row(`Renames at ${PACED_CHANGE_RATE} a second: the server's CPU a change (ms)`, (t) => t.changeServerMs, 2)}
+${row(`Renames at ${PACED_CHANGE_RATE} a second: the receivers' CPU a change (ms)`, (t) => t.changeReceiversMs, 2)}
+${row(`Renames at ${PACED_CHANGE_RATE} a second: the machine's busy time a change (ms)`, (t) => t.changeMachineMs, 2)}
+${row(`Renames at ${PACED_CHANGE_RATE} a second: transactions committed a change`, (t) => t.changeCommits, 2)}
 ${row('Sign-ins a second, as many as the cores allow', (t) => t.signInsPerSecond, 1)}
 ${row("The server's CPU a sign-in (ms), deliveries included", (t) => t.signInServerMs, 2)}
 ${row("The receivers' CPU a sign-in (ms)", (t) => t.signInReceiversMs, 2)}
@@ -414,5 +459,7 @@ runs. The deliveries are work besides it, on the same two cores: when sign-ins a
 each one's ten deliveries take the server's and the receivers' CPU given above from the hashing, and
 fewer sign-ins fit in a second (${(100 * (1 - mean(turns.with, (t) => t.signInsPerSecond) / mean(turns.without, (t) => t.signInsPerSecond))).toFixed(0)} % fewer in this run). At ${PACED_SIGN_IN_RATE} a second, which the machine carries, the
 median sign-in took ${mean(turns.without, (t) => t.paced.latency.p50).toFixed(1)} ms without endpoints and ${mean(turns.with, (t) => t.paced.latency.p50).toFixed(1)} ms with, per turn as in the table.
+A change's ten deliveries cost ${(mean(turns.with, (t) => t.changeServerMs) - mean(turns.without, (t) => t.changeServerMs)).toFixed(2)} ms of the server's CPU, ${(mean(turns.with, (t) => t.changeReceiversMs) - mean(turns.without, (t) => t.changeReceiversMs)).toFixed(2)} ms of the receivers' and ${(mean(turns.with, (t) => t.changeMachineMs) - mean(turns.without, (t) => t.changeMachineMs)).toFixed(2)} ms of the whole
+machine's time (${(mean(turns.with, (t) => t.changeCommits) - mean(turns.without, (t) => t.changeCommits)).toFixed(2)} transactions more), the means of the renames' rows.
 `
 }
