@@ -29,6 +29,14 @@ const SHUTDOWN_DEADLINE_FILES = ['tests/system/graceful-shutdown.test.ts', 'test
  */
 const MEMORY_FILES = ['tests/api/memory/**/*.test.ts']
 
+/** What the two API projects, `api` and `api-memory`, have in common. */
+const apiFiles: { environment: 'node'; globalSetup: string[]; testTimeout: number; hookTimeout: number } = {
+  environment: 'node',
+  globalSetup: ['tests/support/global-database.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+}
+
 /** What the two whole-process projects, `system` and `system-deadlines`, have in common. */
 const wholeProcess: { environment: 'node'; globalSetup: string[]; testTimeout: number; hookTimeout: number } = {
   environment: 'node',
@@ -54,14 +62,11 @@ export default defineConfig({
           name: 'api',
           include: ['tests/api/**/*.test.ts'],
           exclude: MEMORY_FILES,
-          environment: 'node',
+          ...apiFiles,
           // Each file builds its own app on its own database, and no test replaces a module or
           // changes the environment: the server's modules are loaded once per worker instead of
           // once per file, which took half of this suite's time (docs/decisions/0013).
           isolate: false,
-          globalSetup: ['tests/support/global-database.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
         },
       },
       {
@@ -69,13 +74,10 @@ export default defineConfig({
         test: {
           name: 'api-memory',
           include: MEMORY_FILES,
-          environment: 'node',
+          ...apiFiles,
           // Each file in a process of its own: a worker that ran other files before keeps their
           // leftovers, whose collection or late work moved the weighing by tens of megabytes.
           isolate: true,
-          globalSetup: ['tests/support/global-database.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
         },
       },
       {

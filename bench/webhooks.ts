@@ -204,14 +204,15 @@ export async function run(): Promise<string> {
     }))
     const idsOf = async (list: string[]) =>
       (await db.query<{ id: string }>(`SELECT id FROM users WHERE email = ANY($1::text[]) ORDER BY email`, [list])).rows.map((row) => row.id)
+    /** The admin's rename of one person, as the web app sends it. */
+    const rename = (id: string, n: number): RequestSpec => ({
+      path: `/api/admin/users/${id}`,
+      method: 'PUT',
+      headers: { authorization: `Bearer ${admin.accessToken}`, 'x-csrf-token': admin.csrfToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `Renamed ${n}` }),
+    })
     const renamed = await idsOf(everyone.slice(USERS + PEOPLE))
-    const renames = (from: number): RequestSpec[] =>
-      renamed.slice(from, from + PACED_CHANGE_RATE * TURN_SECONDS).map((id, n) => ({
-        path: `/api/admin/users/${id}`,
-        method: 'PUT',
-        headers: { authorization: `Bearer ${admin.accessToken}`, 'x-csrf-token': admin.csrfToken, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `Renamed ${from + n}` }),
-      }))
+    const renames = (from: number): RequestSpec[] => renamed.slice(from, from + PACED_CHANGE_RATE * TURN_SECONDS).map((id, n) => rename(id, from + n))
     let renamedSoFar = 0
     console.log('warming up...')
     await signIns(3)
@@ -320,13 +321,8 @@ export async function run(): Promise<string> {
     // 3. Change-to-delivery latency at 200 changes a second, one endpoint subscribed to user.updated.
     console.log('change-to-delivery latency...')
     await call('POST', '/admin/webhooks', { url: `${receivers.base}/latency`, events: ['user.updated'] })
-    const people = (await idsOf(everyone.slice(USERS, USERS + PEOPLE))).map((id) => ({ id }))
-    const changes: RequestSpec[] = Array.from({ length: CHANGE_RATE * CHANGE_SECONDS }, (_, n) => ({
-      path: `/api/admin/users/${people[n % people.length]!.id}`,
-      method: 'PUT',
-      headers: { authorization: `Bearer ${admin.accessToken}`, 'x-csrf-token': admin.csrfToken, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: `Renamed ${n}` }),
-    }))
+    const people = await idsOf(everyone.slice(USERS, USERS + PEOPLE))
+    const changes: RequestSpec[] = Array.from({ length: CHANGE_RATE * CHANGE_SECONDS }, (_, n) => rename(people[n % people.length]!, n))
     await receivers.stats()
     const changeBefore = { server: processCpuMs(serverPid), sender: processCpuMs(sender.pid), receivers: processCpuMs(receivers.pid), machine: machineTime() }
     const changed = await sender.run({ url: server.url, rate: CHANGE_RATE, seconds: CHANGE_SECONDS, connections: 32, requests: changes })
