@@ -28,6 +28,7 @@ import * as deviceCodes from '~server/db/migrations/0026_device_codes'
 import * as secondStepAfterAProvider from '~server/db/migrations/0028_second_step_after_a_provider'
 import * as sessionStartWithItsMethod from '~server/db/migrations/0029_session_start_with_its_method'
 import * as counterSlotPerConnection from '~server/db/migrations/0030_counter_slot_per_connection'
+import * as webhookLeasesOutsideIndexes from '~server/db/migrations/0031_webhook_leases_outside_indexes'
 
 /** Every migration, in order. Listed here (not read from disk) so the bundle and tsx agree. */
 const migrations: Record<string, Migration> = {
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0028_second_step_after_a_provider': secondStepAfterAProvider,
   '0029_session_start_with_its_method': sessionStartWithItsMethod,
   '0030_counter_slot_per_connection': counterSlotPerConnection,
+  '0031_webhook_leases_outside_indexes': webhookLeasesOutsideIndexes,
 }
 
 /** A database that a newer release has migrated: this one does not know its schema. */

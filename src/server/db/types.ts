@@ -340,6 +340,8 @@ export interface WebhookDeliveriesTable {
   status: ColumnType<WebhookDeliveryStatus, WebhookDeliveryStatus | undefined, WebhookDeliveryStatus>
   attempts: ColumnType<number, number | undefined, number>
   next_attempt_at: Timestamp | null
+  /** Until when an instance is making the next attempt (migration 0031); no index holds it. */
+  leased_until: Timestamp | null
   last_attempt_at: Timestamp | null
   response_status: number | null
   response_body: string | null

@@ -3,6 +3,7 @@ import { generateSync } from 'otplib'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { WEBHOOK_EVENT_TYPES } from '~shared/schemas/webhooks'
+import { leaseDueDeliveries, recordAttempts } from '~server/data/webhooks/deliveries'
 import { insertEvent } from '~server/data/webhooks/events'
 import { MAX_PER_ENDPOINT, nextPlaces, PER_ENDPOINT } from '~server/jobs/webhook-sender'
 import { type SignedIn, STRONG_PASSWORD, uniqueEmail, useTestApp } from '../../support/test-app'
@@ -371,6 +372,29 @@ describe('deliveries', () => {
     expect(sample(after, 'accounts_webhook_deliveries_total', '{outcome="failed"}')).toBe(sample(before, 'accounts_webhook_deliveries_total', '{outcome="failed"}') + 1)
     expect(sample(after, 'accounts_webhook_queue_deliveries')).toBe(1)
     expect(sample(after, 'accounts_webhook_oldest_pending_seconds')).toBe(60)
+  })
+
+  it('leases a due delivery to one pass at a time, and hands it out again once its lease has run out', async () => {
+    const { id } = await addEndpoint(['webhook.test'])
+    // Due in an hour of the test's clock, which the running sender never reaches: only these leases take it.
+    const now = new Date(t.clock.now().getTime() + 3_600_000)
+    await insertEvent(t.ctx.db, { type: 'webhook.test', data: {}, at: now, webhookId: id })
+    expect(await leaseDueDeliveries(t.ctx.db, { now: t.clock.now(), leaseUntil: now, limit: 10, perEndpoint: 4, room: new Map() })).toEqual([])
+    const lease = (at: Date) => leaseDueDeliveries(t.ctx.db, { now: at, leaseUntil: new Date(at.getTime() + 60_000), limit: 10, perEndpoint: 4, room: new Map() })
+    const first = await lease(now)
+    expect(first.map((delivery) => [delivery.webhook_id, delivery.attempts])).toEqual([[id, 1]])
+    // Another instance's pass within the lease finds nothing to do.
+    expect(await lease(new Date(now.getTime() + 59_000))).toEqual([])
+    // The instance died on the way: past the lease the delivery is due again, as a second attempt.
+    const again = await lease(new Date(now.getTime() + 60_001))
+    expect(again.map((delivery) => [delivery.id, delivery.attempts])).toEqual([[first[0]!.id, 2]])
+    // An outcome ends the lease: a failed attempt waits for its next time, then is leased at once.
+    await recordAttempts(t.ctx.db, [
+      { id: first[0]!.id, status: 'failed', at: now, nextAttemptAt: new Date(now.getTime() + 5_000), responseStatus: 500, responseBody: '' },
+    ])
+    expect(await lease(new Date(now.getTime() + 4_000))).toEqual([])
+    expect((await lease(new Date(now.getTime() + 5_000))).map((delivery) => delivery.attempts)).toEqual([3])
+    await t.ctx.db.deleteFrom('webhooks').where('id', '=', id).execute()
   })
 
   it('drops pending deliveries with a deleted endpoint', async () => {

@@ -1,10 +1,11 @@
-import { sql } from 'kysely'
+import { type CompiledQuery, sql } from 'kysely'
 import type { WebhookDelivery, WebhookDeliveryStatus } from '~shared/schemas/webhooks'
+import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import type { Db } from '~server/db/types'
 
 /**
- * Deliveries: one row per event and endpoint. The runner leases due ones (their next attempt
- * pushed past the lease, their attempt counted) in one statement with `FOR UPDATE SKIP LOCKED`,
+ * Deliveries: one row per event and endpoint. The runner leases due ones (`leased_until` set,
+ * their attempt counted) in one statement with `FOR UPDATE SKIP LOCKED`,
  * so that of several instances exactly one makes each attempt (decision 0522), and writes the
  * outcomes of a batch of attempts in one statement (decision 0526).
  */
@@ -26,6 +27,9 @@ export interface LeasedDelivery {
 /**
  * Leases up to `limit` due deliveries of enabled endpoints: at most `room[id]` of an endpoint
  * named there (what this instance may still send it now), at most `perEndpoint` of any other.
+ * The lease is `leased_until`, in no index, so that PostgreSQL writes it in place (decision 0564);
+ * a delivery whose lease ran out (its instance died on the way) is due again. A named statement:
+ * its plan (the due index in order, up to the limit) is the same whatever the values.
  */
 export async function leaseDueDeliveries(
   db: Db,
@@ -34,34 +38,43 @@ export async function leaseDueDeliveries(
   if (input.limit <= 0) return []
   const ids = [...input.room.keys()]
   const free = ids.map((id) => input.room.get(id)!)
-  const { rows } = await sql<LeasedDelivery>`
+  leaseStatement ??= compiledOnce((...values: LeaseValues) => ({ compile: () => leaseQuery(values).compile(db) }))
+  const { rows } = await runNamedStatement(db, leaseStatement(ids, free, input.now, input.limit * 20, input.perEndpoint, input.leaseUntil, input.limit))
+  return rows
+}
+
+type LeaseValues = [ids: string[], free: number[], now: Date, scanned: number, perEndpoint: number, leaseUntil: Date, limit: number]
+
+let leaseStatement: ((...values: LeaseValues) => CompiledQuery<LeasedDelivery>) | undefined
+
+function leaseQuery([ids, free, now, scanned, perEndpoint, leaseUntil, limit]: LeaseValues) {
+  const due = sql`status IN ('pending', 'failed') AND next_attempt_at <= ${now} AND (leased_until IS NULL OR leased_until <= ${now})`
+  return sql<LeasedDelivery>`
     WITH room AS (
       SELECT * FROM unnest(${ids}::text[], ${free}::int[]) AS r (webhook_id, free)
     ),
     candidates AS (
-      SELECT d.id, row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS place, coalesce(r.free, ${input.perEndpoint}) AS free
+      SELECT d.id, row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS place, coalesce(r.free, ${perEndpoint}::int) AS free
       FROM (
         SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
-        WHERE status IN ('pending', 'failed') AND next_attempt_at <= ${input.now}
-        ORDER BY next_attempt_at LIMIT ${input.limit * 20}
+        WHERE ${due}
+        ORDER BY next_attempt_at LIMIT ${scanned}::int
       ) d
       JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
       LEFT JOIN room r ON r.webhook_id = d.webhook_id
     ),
     leased AS (
-      UPDATE webhook_deliveries SET next_attempt_at = ${input.leaseUntil}, attempts = attempts + 1
+      UPDATE webhook_deliveries SET leased_until = ${leaseUntil}, attempts = attempts + 1
       WHERE id IN (
         SELECT id FROM webhook_deliveries
-        WHERE id IN (SELECT id FROM candidates WHERE place <= free)
-          AND status IN ('pending', 'failed') AND next_attempt_at <= ${input.now}
-        ORDER BY next_attempt_at LIMIT ${input.limit}
+        WHERE id IN (SELECT id FROM candidates WHERE place <= free) AND ${due}
+        ORDER BY next_attempt_at LIMIT ${limit}::int
         FOR UPDATE SKIP LOCKED
       )
       RETURNING id, webhook_id, event_id, attempts
     )
     SELECT l.id, l.webhook_id, l.event_id, l.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at
-    FROM leased l JOIN webhooks w ON w.id = l.webhook_id JOIN webhook_events e ON e.id = l.event_id`.execute(db)
-  return rows
+    FROM leased l JOIN webhooks w ON w.id = l.webhook_id JOIN webhook_events e ON e.id = l.event_id`
 }
 
 /** What an attempt came to: the delivery's new state. */
@@ -84,7 +97,7 @@ export async function recordAttempts(db: Db, outcomes: readonly AttemptOutcome[]
   await sql`
     WITH outcome AS (
       UPDATE webhook_deliveries d
-      SET status = o.status, last_attempt_at = o.at, next_attempt_at = o.next_attempt_at, response_status = o.response_status, response_body = o.response_body
+      SET status = o.status, last_attempt_at = o.at, next_attempt_at = o.next_attempt_at, leased_until = NULL, response_status = o.response_status, response_body = o.response_body
       FROM unnest(
         ${column((o) => o.id)}::text[], ${column((o) => o.status)}::text[], ${column((o) => o.at.toISOString())}::timestamptz[],
         ${column((o) => o.nextAttemptAt?.toISOString() ?? null)}::timestamptz[], ${column((o) => o.responseStatus)}::int[], ${column((o) => o.responseBody)}::text[]

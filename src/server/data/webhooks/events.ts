@@ -1,6 +1,7 @@
 import crypto from 'node:crypto'
-import { sql } from 'kysely'
+import { type CompiledQuery, sql } from 'kysely'
 import type { WebhookEvent } from '~shared/schemas/webhooks'
+import { compiledOnce, runNamedStatement } from '~server/db/prepared'
 import type { Db } from '~server/db/types'
 
 /**
@@ -23,19 +24,35 @@ export interface NewEvent {
   webhookId?: string
 }
 
-/** Writes the event and its deliveries; answers the event's id and how many deliveries were queued. */
+/**
+ * Writes the event and its deliveries; answers the event's id and how many deliveries were queued.
+ * A named statement (one for each of its two shapes): it runs in every change that reports one.
+ */
 export async function insertEvent(db: Db, event: NewEvent): Promise<{ id: string; deliveries: number }> {
   const id = newEventId()
-  const wanted = event.webhookId ? sql`w.id = ${event.webhookId}` : sql`w.enabled AND (${event.type} = ANY (w.events) OR '*' = ANY (w.events))`
-  const result = await sql`
+  const values = [id, event.type, JSON.stringify(event.data), event.at] as const
+  const statement = event.webhookId ? (toOneStatement ??= eventStatement(db, true)) : (toSubscribersStatement ??= eventStatement(db, false))
+  const result = await runNamedStatement(db, event.webhookId ? statement(...values, event.webhookId) : statement(...values))
+  return { id, deliveries: Number(result.numAffectedRows ?? 0n) }
+}
+
+type EventValues = [id: string, type: string, data: string, at: Date, webhookId?: string]
+
+let toOneStatement: ((...values: EventValues) => CompiledQuery) | undefined
+let toSubscribersStatement: ((...values: EventValues) => CompiledQuery) | undefined
+
+const eventStatement = (db: Db, toOne: boolean) => compiledOnce((...values: EventValues) => ({ compile: () => eventQuery(values, toOne).compile(db) }))
+
+function eventQuery([id, type, data, at, webhookId]: EventValues, toOne: boolean) {
+  const wanted = toOne ? sql`w.id = ${webhookId}` : sql`w.enabled AND (${type} = ANY (w.events) OR '*' = ANY (w.events))`
+  return sql`
     WITH event AS (
-      INSERT INTO webhook_events (id, type, data, created_at) VALUES (${id}, ${event.type}, ${JSON.stringify(event.data)}::jsonb, ${event.at})
+      INSERT INTO webhook_events (id, type, data, created_at) VALUES (${id}, ${type}, ${data}::jsonb, ${at})
       RETURNING id
     )
     INSERT INTO webhook_deliveries (id, webhook_id, event_id, next_attempt_at, created_at)
-    SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), w.id, (SELECT id FROM event), ${event.at}, ${event.at}
-    FROM webhooks w WHERE ${wanted}`.execute(db)
-  return { id, deliveries: Number(result.numAffectedRows ?? 0n) }
+    SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), w.id, (SELECT id FROM event), ${at}, ${at}
+    FROM webhooks w WHERE ${wanted}`
 }
 
 /** The body every delivery of an event sends, and the feed's `data`: as Standard Webhooks shapes it. */
