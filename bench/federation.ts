@@ -11,11 +11,15 @@ import { dropDatabase, machineLine, processCpuMs, recreateDatabase, startServer 
  * (tests/support/upstream-provider.ts, what the tests use) running in this process, configured as
  * an OpenID Connect provider through the admin API. Each provider sign-in is driven as a browser
  * does: the start, the upstream's login and consent (its redirects followed), then our callback
- * (which exchanges the code and reads UserInfo at the upstream) and the handoff
+ * (which exchanges the code at the upstream) and the handoff
  * (`POST /auth/federation/complete`). The start and the upstream's part are done first for a whole
  * turn, unmeasured; then the callbacks and handoffs run alone, and the server's CPU time over that
  * stretch (from /proc) is divided by the sign-ins completed. The upstream's CPU is this process's,
  * not the server's. Password sign-ins of the same server take turns with them.
+ *
+ * The upstream's ID tokens hold the person's claims, as Google's and Entra ID's do, so the callback
+ * asks no UserInfo (decision 0565); BENCH_UPSTREAM=userinfo keeps them for UserInfo alone, as
+ * `oidc-provider` does by default, and each callback makes that request too.
  *
  * PROFILE=1 also writes a V8 CPU profile of the server to /tmp/prof-federation; PROFILE=provider
  * does too, with no password sign-ins after the warm-up, so the profile holds only provider sign-ins.
@@ -108,7 +112,8 @@ export async function run(): Promise<string> {
   const url = await recreateDatabase(DATABASE)
   const passwordHash = await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 })
   const emails = await seedBenchUsers(url, passwordHash, 300)
-  const upstream = await startUpstreamProvider()
+  const userInfo = process.env.BENCH_UPSTREAM === 'userinfo'
+  const upstream = await startUpstreamProvider({ claimsInIdToken: !userInfo })
   const server = await startServer({ DATABASE_URL: url, RATE_LIMIT: 'off' }, process.env.PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])
   // APP_URL is left to its default, http://localhost:<port>: the redirect URI is made of it. The
   // benchmark reaches the same server at its loopback address.
@@ -282,6 +287,7 @@ export async function run(): Promise<string> {
       .map((n) => fmt(n, 1))
       .join(', ')
     const worst = Math.max(ratio(createdTotal), ratio(linked))
+    const upstreamCalls = userInfo ? 'two calls to the upstream' : 'one call to the upstream'
     const report = [
       '# Provider sign-in benchmark',
       '',
@@ -291,7 +297,9 @@ export async function run(): Promise<string> {
       '(tests/support/upstream-provider.ts) in the benchmark process, with the load.',
       `${WORKERS} workers, each starting its next sign-in when the last one answered; ${ROUNDS} rounds of ${SIGN_INS} sign-ins of each kind, taking turns,`,
       `after a warm-up of ${WARM_UP} of each. A provider sign-in's start and the upstream's login are done for the whole turn first, unmeasured;`,
-      'then only our callbacks run (code exchange and UserInfo at the upstream, the checks, the transaction), then their handoffs',
+      userInfo
+        ? 'then only our callbacks run (code exchange and UserInfo at the upstream, whose ID tokens hold no claims of the person; the checks, the transaction), then their handoffs'
+        : "then only our callbacks run (code exchange at the upstream, whose ID tokens hold the person's claims as Google's and Entra ID's do, so no UserInfo; the checks, the transaction), then their handoffs",
       "(`POST /auth/federation/complete`: the account found or made, the session started) run, and the server's CPU time",
       '(from /proc, user + system) over each of the two stretches and a 0.5 s pause after it is divided by the sign-ins completed.',
       '',
@@ -310,8 +318,8 @@ export async function run(): Promise<string> {
       `Machine load average at the end of the run (other work on this shared machine): ${load}.`,
       '',
       '"The whole way" adds the unmeasured part to the wall time: the start, the upstream\'s redirects, login and consent.',
-      "Latency is of the callback and the handoff together, and includes the upstream's answers to the code exchange and",
-      "UserInfo (its CPU is the benchmark process's, on the same two cores).",
+      `Latency is of the callback and the handoff together, and includes the upstream's answers to the code exchange${userInfo ? ' and' : ''}`,
+      `${userInfo ? 'UserInfo ' : ''}(its CPU is the benchmark process's, on the same two cores).`,
       '',
       '## What the numbers say',
       '',
@@ -319,14 +327,16 @@ export async function run(): Promise<string> {
       `  almost all Argon2id. With the product's parameters (19 MiB, t=2) the hash is ${fmt((100 * hashCpuMs) / cpuPer(password))} %`,
       "  of it: the rest (the request, the account's lookup, the session opened with its activity",
       `  entry and user.signed_in event, the tokens) is about ${fmt(withoutHash, 1)} ms, ${fmt((100 * withoutHash) / cpuPer(password))} % of the whole.`,
-      `  A tenth of a password sign-in is ${fmt(cpuPer(password) / 10, 2)} ms, for two requests of ours, two calls to the upstream and`,
+      `  A tenth of a password sign-in is ${fmt(cpuPer(password) / 10, 2)} ms, for two requests of ours, ${upstreamCalls} and`,
       '  the session a password sign-in opens too.',
       `- A request of ours that does nothing (a callback without its cookie, refused at once: no statement, no upstream call)`,
       `  costs ${fmt(bareCpuMs, 2)} ms of the server's CPU here (${BARE} of them, measured like the rest, the pause included): the HTTP`,
       `  parsing, Fastify's routing, hooks and reply, the log line. Two of them are ${fmt(2 * bareCpuMs, 2)} ms, ${fmt((2 * bareCpuMs) / cpuPer(password), 3)} of a password`,
       '  sign-in, before anything is checked or written; the rest of our side is the statements and the upstream calls below.',
-      '- The callback is one request of ours plus two to the upstream (the code exchange, then UserInfo,',
-      "  both through `openid-client`, carried by Node's `http` on kept-alive connections: decision 0542), the ID token's",
+      userInfo
+        ? '- The callback is one request of ours plus two to the upstream (the code exchange, then UserInfo,'
+        : '- The callback is one request of ours plus one to the upstream (the code exchange; UserInfo is not asked: decision 0565,',
+      `  ${userInfo ? 'both' : 'it goes'} through \`openid-client\`, carried by Node's \`http\` on kept-alive connections: decision 0542), the ID token's`,
       '  RS256 signature and claims checked, and two statements: the transaction claimed by its cookie with its',
       '  provider read in the same statement, then the result and the handoff code stored (decision 0543).',
       '- The handoff is a second request of ours: one statement claims the handoff, reads the provider, the',
@@ -336,12 +346,12 @@ export async function run(): Promise<string> {
       '  for the event; the user.signed_in event; COMMIT). A new account adds a transaction before it (the account and',
       '  its identity in one statement, the activity entry, the user.created event), which is what it costs more.',
       `- So a linked sign-in's ${fmt(cpuPer(linked), 2)} ms is ${fmt(2 * bareCpuMs, 2)} for the two requests as such and ${fmt(cpuPer(linked) - 2 * bareCpuMs, 2)} for the`,
-      `  work in them: two statements and the two upstream calls in the callback's ${fmt(linked.callbackCpuMs / Math.max(1, linked.completed), 2)} ms, five round trips to`,
+      `  work in them: two statements and ${upstreamCalls} in the callback's ${fmt(linked.callbackCpuMs / Math.max(1, linked.completed), 2)} ms, five round trips to`,
       `  PostgreSQL in the handoff's ${fmt((linked.cpuMs - linked.callbackCpuMs) / Math.max(1, linked.completed), 2)} ms.`,
       ...(worst < 0.1
         ? []
         : [
-            `  Under 0.1, the two requests, the two upstream calls and the session would together have to cost what`,
+            `  Under 0.1, the two requests, ${upstreamCalls} and the session would together have to cost what`,
             `  ${fmt(cpuPer(password) / 10 / Math.max(0.01, bareCpuMs), 1)} requests of ours that do nothing cost.`,
           ]),
       "- The upstream's own CPU (its login, consent, token and UserInfo endpoints) is the benchmark",

@@ -34,6 +34,8 @@ export interface UpstreamProvider {
   addPerson(person: UpstreamPerson): void
   /** The authorization requests it received, newest last (their query parameters). */
   authorizationRequests: URLSearchParams[]
+  /** How many UserInfo requests it answered. */
+  userInfoRequests(): number
   close(): Promise<void>
 }
 
@@ -71,7 +73,11 @@ class MemoryAdapter implements Adapter {
   }
 }
 
-export async function startUpstreamProvider(): Promise<UpstreamProvider> {
+/**
+ * `claimsInIdToken`: the person's claims of the granted scopes go into the ID token too, as Google
+ * and Entra ID put them; otherwise only UserInfo has them (`oidc-provider`'s default for the code flow).
+ */
+export async function startUpstreamProvider(options: { claimsInIdToken?: boolean } = {}): Promise<UpstreamProvider> {
   const server = http.createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -87,6 +93,7 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
   let person: UpstreamPerson = { sub: 'nobody' }
   const people = new Map<string, UpstreamPerson>()
   const authorizationRequests: URLSearchParams[] = []
+  let userInfoRequests = 0
 
   const provider = new Provider(issuer, {
     adapter: Stores,
@@ -94,6 +101,7 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
     cookies: { keys: ['upstream-cookie-key-for-tests-only'] },
     features: { devInteractions: { enabled: false } },
     pkce: { required: () => true },
+    conformIdTokenClaims: !options.claimsInIdToken,
     ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 3600, IdToken: 600, Interaction: 600, Session: 3600 },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'given_name', 'family_name', 'groups', 'roles', 'tid', 'oid'] },
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => people.get(sub) ?? { ...person, sub } }),
@@ -105,6 +113,7 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
     void (async () => {
       const url = new URL(req.url ?? '/', issuer)
       if (url.pathname === '/auth') authorizationRequests.push(url.searchParams)
+      if (url.pathname === '/me') userInfoRequests++
       if (!url.pathname.startsWith('/interaction/')) return callback(req, res)
       const details = await provider.interactionDetails(req, res)
       if (details.prompt.name === 'login') {
@@ -123,6 +132,7 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
   return {
     issuer,
     authorizationRequests,
+    userInfoRequests: () => userInfoRequests,
     addClient({ clientId, clientSecret, redirectUri }) {
       if (!MemoryAdapter.stores.has(`${prefix}Client`)) MemoryAdapter.stores.set(`${prefix}Client`, new Map())
       MemoryAdapter.stores.get(`${prefix}Client`)!.set(clientId, {

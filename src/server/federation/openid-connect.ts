@@ -116,13 +116,16 @@ export function ruleClaims(claims: Record<string, unknown>): VerifiedIdentity['c
 const text = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 && value.length <= 1000 ? value : null)
 
 /**
- * The callback: every check of the protocol, then the person's claims (ID token and UserInfo).
+ * The callback: every check of the protocol, then the person's claims: the ID token's, and
+ * UserInfo's only when the ID token lacks one the sign-in reads (the address, whether it is
+ * verified, the name, and every claim the provider's role rules test), as Google's and Entra ID's
+ * ID tokens hold them all (decision 0565). The ID token's claims win over UserInfo's.
  * Throws on any failure; the caller turns that into the sign-in page's explanation.
  * `microsoft` keys people by tenant and object id, and never counts its `email` as verified.
  */
 export async function checkCallback(
   config: client.Configuration,
-  input: AuthorizationRequest & { callbackUrl: URL; redirectUri: string; kind: string },
+  input: AuthorizationRequest & { callbackUrl: URL; redirectUri: string; kind: string; ruleClaims: readonly string[] },
 ): Promise<VerifiedIdentity> {
   const tokens = await client.authorizationCodeGrant(
     config,
@@ -132,12 +135,13 @@ export async function checkCallback(
   )
   const idClaims = tokens.claims()
   if (!idClaims) throw new Error('no ID token')
+  const microsoft = input.kind === 'microsoft'
   let claims: Record<string, unknown> = { ...idClaims }
-  if (config.serverMetadata().userinfo_endpoint) {
+  const read = ['email', 'name', ...(microsoft ? [] : ['email_verified']), ...input.ruleClaims]
+  if (config.serverMetadata().userinfo_endpoint && !read.every((claim) => claim in idClaims)) {
     const userInfo = await client.fetchUserInfo(config, tokens.access_token, idClaims.sub)
     claims = { ...userInfo, ...idClaims }
   }
-  const microsoft = input.kind === 'microsoft'
   const subject = microsoft ? microsoftSubject(claims) : idClaims.sub
   const email = text(claims.email)
   return {

@@ -23,6 +23,54 @@ let admin: SignedIn
 let upstream: UpstreamProvider
 let provider: { id: string; name: string }
 
+describe('claims in the ID token (as Google and Entra ID send them)', () => {
+  it('reads UserInfo only when the ID token lacks a claim the sign-in reads', async () => {
+    const google = await startUpstreamProvider({ claimsInIdToken: true })
+    try {
+      const redirectUri = 'http://app.test/claims-check'
+      google.addClient({ clientId: 'claims-check', clientSecret: 'upstream-secret', redirectUri })
+      const config = await upstreamConfiguration({ providerId: 'claims-check', issuer: google.issuer, clientId: 'claims-check', clientSecret: 'upstream-secret' })
+      const signIn = async (person: Record<string, unknown>, ruleClaims: string[]) => {
+        google.signInAs({ sub: 'google-sub', ...person })
+        const request = newAuthorizationRequest()
+        const url = await authorizationUrl(config, { ...request, redirectUri, scopes: ['openid', 'email', 'profile'] })
+        const back = await new ProviderBrowser(t).atProvider(url.href)
+        const before = google.userInfoRequests()
+        const identity = await checkCallback(config, { ...request, callbackUrl: new URL(back), redirectUri, kind: 'oidc', ruleClaims })
+        return { identity, userInfoRequests: google.userInfoRequests() - before }
+      }
+      const person = { email: 'Grace@Corp.example.com', email_verified: true, name: 'Grace Hopper', groups: ['engineering'] }
+      // Everything read is in the ID token: no UserInfo request.
+      expect(await signIn(person, ['groups'])).toEqual({
+        identity: {
+          subject: 'google-sub',
+          email: 'grace@corp.example.com',
+          emailVerified: true,
+          name: 'Grace Hopper',
+          claims: expect.objectContaining({ groups: ['engineering'] }),
+        },
+        userInfoRequests: 0,
+      })
+      // A rule tests a claim the ID token does not hold, or the address is not in it: UserInfo is asked.
+      expect((await signIn(person, ['department'])).userInfoRequests).toBe(1)
+      const withoutVerified = await signIn({ email: 'grace@corp.example.com', name: 'Grace Hopper' }, [])
+      expect(withoutVerified).toMatchObject({ identity: { email: 'grace@corp.example.com', emailVerified: false }, userInfoRequests: 1 })
+    } finally {
+      await google.close()
+    }
+  })
+
+  it('reads UserInfo when the ID token holds no claims besides the protocol’s (the code flow’s default)', async () => {
+    const before = upstream.userInfoRequests()
+    const browser = new ProviderBrowser(t)
+    const email = `userinfo-${process.pid}@corp.example.com`
+    upstream.signInAs({ sub: newSubject(), email, email_verified: true, name: 'Una Info' })
+    expectSuccess(await browser.complete(await browser.callback(await browser.atProvider(await browser.start(provider.id)))))
+    expect(upstream.userInfoRequests() - before).toBe(1)
+    expect(await usersWithEmail(email)).toMatchObject([{ name: 'Una Info' }])
+  })
+})
+
 async function addProvider(body: Record<string, unknown>): Promise<{ id: string; name: string }> {
   const created = expectSuccess(
     await as(t, admin).post('/api/admin/identity-providers', { kind: 'oidc', issuer: upstream.issuer, clientSecret: 'upstream-secret', ...body }),
@@ -537,7 +585,7 @@ describe('Microsoft’s identity (nOAuth)', () => {
       const request = newAuthorizationRequest()
       const url = await authorizationUrl(config, { ...request, redirectUri, scopes: ['openid', 'email', 'profile'] })
       const back = await new ProviderBrowser(t).atProvider(url.href)
-      return checkCallback(config, { ...request, callbackUrl: new URL(back), redirectUri, kind: 'microsoft' })
+      return checkCallback(config, { ...request, callbackUrl: new URL(back), redirectUri, kind: 'microsoft', ruleClaims: [] })
     }
     const identity = await signIn({ tid: 'tenant-1', oid: 'object-1', email: 'ceo@victim.example.com', email_verified: true })
     expect(identity).toMatchObject({ subject: 'tenant-1/object-1', email: 'ceo@victim.example.com', emailVerified: false })

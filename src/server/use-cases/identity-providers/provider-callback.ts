@@ -46,7 +46,7 @@ export async function finishProviderCallback(ctx: AppContext, input: { providerI
     identity =
       provider.kind === 'github'
         ? await checkGithubCallback(config, { ...checks, baseUrl: provider.base_url ?? '' })
-        : await checkCallback(config, { ...checks, kind: provider.kind })
+        : await checkCallback(config, { ...checks, kind: provider.kind, ruleClaims: provider.role_rules.map((rule) => rule.claim) })
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string }
     return fail(`${code ?? 'error'}: ${message ?? ''}`)
