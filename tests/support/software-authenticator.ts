@@ -8,7 +8,8 @@ import type {
 import { isoCBOR } from '@simplewebauthn/server/helpers'
 
 /**
- * A passkey authenticator in software, for the API tests: it keeps ES256 key pairs (node:crypto)
+ * A passkey authenticator in software, for the API tests: it keeps ES256 key pairs (node:crypto),
+ * or ML-DSA-44 ones (a post-quantum passkey) where Node.js has them,
  * and answers WebAuthn options the way a browser and a platform authenticator together do, with
  * `clientDataJSON`, `authenticatorData` (flags UP, UV and, on creation, AT), a `none` attestation
  * and the public key as COSE, CBOR-encoded. Each answer can be bent (another origin, RP ID or
@@ -19,8 +20,21 @@ const FLAG_UP = 0x01
 const FLAG_UV = 0x04
 const FLAG_AT = 0x40
 
+export type PasskeyAlgorithm = 'ES256' | 'ML-DSA-44'
+
+/** Whether this Node.js makes and verifies ML-DSA-44 keys (24 does, 22 does not). */
+export const HAS_ML_DSA = (() => {
+  try {
+    crypto.generateKeyPairSync('ml-dsa-44' as 'ed25519')
+    return true
+  } catch {
+    return false
+  }
+})()
+
 export interface StoredCredential {
   id: string
+  algorithm: PasskeyAlgorithm
   privateKey: crypto.KeyObject
   rpId: string
   userHandle: string
@@ -47,9 +61,21 @@ const uint32 = (n: number) => {
   return buffer
 }
 
-/** The public key as a COSE_Key map: kty EC2, alg ES256, crv P-256, x, y. */
-function coseKey(publicKey: crypto.KeyObject): Uint8Array {
+/**
+ * The public key as a COSE_Key map: kty EC2, alg ES256, crv P-256, x, y; or kty AKP, alg ML-DSA-44
+ * (-48), pub (the draft for ML-DSA in COSE, as `@simplewebauthn/server` reads it).
+ */
+export function coseKey(publicKey: crypto.KeyObject, algorithm: PasskeyAlgorithm = 'ES256'): Uint8Array {
   const jwk = publicKey.export({ format: 'jwk' })
+  if (algorithm === 'ML-DSA-44') {
+    return isoCBOR.encode(
+      new Map<number, number | Uint8Array>([
+        [1, 7],
+        [3, -48],
+        [-1, new Uint8Array(Buffer.from((jwk as { pub: string }).pub, 'base64url'))],
+      ]),
+    )
+  }
   const key = new Map<number, number | Uint8Array>([
     [1, 2],
     [3, -7],
@@ -63,26 +89,45 @@ function coseKey(publicKey: crypto.KeyObject): Uint8Array {
 export class SoftwareAuthenticator {
   readonly credentials: StoredCredential[] = []
 
-  constructor(private readonly origin: string) {}
+  constructor(
+    private readonly origin: string,
+    /** The algorithm of the keys it makes, whatever the options offer. */
+    private readonly algorithm: PasskeyAlgorithm = 'ES256',
+  ) {}
+
+  private newKeyPair(): crypto.KeyPairKeyObjectResult {
+    return this.algorithm === 'ML-DSA-44' ? crypto.generateKeyPairSync('ml-dsa-44' as 'ed25519') : crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  }
+
+  /** Keeps a credential made elsewhere (a key pair and id the test chose), as if this authenticator had made it. */
+  hold(credential: StoredCredential): void {
+    this.credentials.push(credential)
+  }
 
   /** Answers creation options: a new credential and its `none` attestation (kept only if `keep`). */
   create(options: PublicKeyCredentialCreationOptionsJSON, bend: Bend = {}): RegistrationResponseJSON {
-    const { privateKey, publicKey } = bend.reuse
-      ? { privateKey: bend.reuse.privateKey, publicKey: crypto.createPublicKey(bend.reuse.privateKey) }
-      : crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const { privateKey, publicKey } = bend.reuse ? { privateKey: bend.reuse.privateKey, publicKey: crypto.createPublicKey(bend.reuse.privateKey) } : this.newKeyPair()
     const credentialId = bend.reuse ? Buffer.from(bend.reuse.id, 'base64url') : crypto.randomBytes(16)
     const rpId = bend.rpId ?? options.rp.id!
     const flags = FLAG_UP | (bend.userVerified === false ? 0 : FLAG_UV) | FLAG_AT
     const idLength = Buffer.alloc(2)
     idLength.writeUInt16BE(credentialId.length)
-    const authData = Buffer.concat([sha256(rpId), Buffer.from([flags]), uint32(bend.counter ?? 0), Buffer.alloc(16), idLength, credentialId, coseKey(publicKey)])
+    const authData = Buffer.concat([
+      sha256(rpId),
+      Buffer.from([flags]),
+      uint32(bend.counter ?? 0),
+      Buffer.alloc(16),
+      idLength,
+      credentialId,
+      coseKey(publicKey, bend.reuse?.algorithm ?? this.algorithm),
+    ])
     const attestation = new Map<string, string | Uint8Array | Map<string, string>>()
     attestation.set('fmt', 'none')
     attestation.set('attStmt', new Map<string, string>())
     attestation.set('authData', new Uint8Array(authData))
     const attestationObject = isoCBOR.encode(attestation)
     const id = b64url(credentialId)
-    if (!bend.reuse) this.credentials.push({ id, privateKey, rpId: options.rp.id!, userHandle: options.user.id, counter: bend.counter ?? 0 })
+    if (!bend.reuse) this.credentials.push({ id, algorithm: this.algorithm, privateKey, rpId: options.rp.id!, userHandle: options.user.id, counter: bend.counter ?? 0 })
     return {
       id,
       rawId: id,
@@ -105,7 +150,9 @@ export class SoftwareAuthenticator {
     const flags = FLAG_UP | (bend.userVerified === false ? 0 : FLAG_UV)
     const authData = Buffer.concat([sha256(bend.rpId ?? options.rpId ?? credential.rpId), Buffer.from([flags]), uint32(credential.counter)])
     const clientDataJSON = this.clientData('webauthn.get', options.challenge, bend)
-    const signature = crypto.sign('sha256', Buffer.concat([authData, sha256(Buffer.from(clientDataJSON, 'base64url'))]), credential.privateKey)
+    const signed = Buffer.concat([authData, sha256(Buffer.from(clientDataJSON, 'base64url'))])
+    // ML-DSA signs the message itself; ES256 its SHA-256 digest.
+    const signature = crypto.sign(credential.algorithm === 'ML-DSA-44' ? null : 'sha256', signed, credential.privateKey)
     return {
       id: credential.id,
       rawId: credential.id,

@@ -1,3 +1,5 @@
+import { COSEALG } from '@simplewebauthn/server/helpers'
+
 /**
  * Who we are to a passkey (WebAuthn's "relying party"): the RP ID is APP_URL's host name, and a
  * response is accepted only from APP_URL's exact origin (scheme, host and port). Neither ever
@@ -13,6 +15,16 @@ export interface RelyingParty {
 }
 
 export const RELYING_PARTY_NAME = 'Accounts'
+
+/**
+ * The signature algorithms a new passkey may use, in the order offered: Ed25519, ES256 (what
+ * nearly every authenticator makes), RS256 (Windows Hello). The same on every Node.js the product
+ * runs on (decision 0566): `@simplewebauthn/server` would also offer ML-DSA-44 first where the
+ * runtime verifies it (Node.js 24, not 22), and a passkey made so could not sign in on an instance
+ * of the other, during a rolling upgrade or after a step back. A passkey that already uses ML-DSA
+ * still signs in where the runtime verifies it.
+ */
+export const PASSKEY_ALGORITHMS = [COSEALG.EdDSA, COSEALG.ES256, COSEALG.RS256]
 
 export function relyingParty(appUrl: string): RelyingParty {
   const url = new URL(appUrl)

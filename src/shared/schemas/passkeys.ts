@@ -67,7 +67,8 @@ export const authenticationResponseSchema = z.object(
     response: z.object({
       clientDataJSON: base64url(4096).min(1),
       authenticatorData: base64url(32768).min(1),
-      signature: base64url(2048).min(1),
+      // ML-DSA-87's 4,627 bytes are 6,170 characters: a post-quantum passkey's signature fits (decision 0566).
+      signature: base64url(8192).min(1),
       userHandle: base64url(128).optional(),
     }),
     authenticatorAttachment: attachment,

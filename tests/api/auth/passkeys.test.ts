@@ -1,7 +1,9 @@
+import crypto from 'node:crypto'
 import { beforeEach, describe, expect, it } from 'vitest'
+import { insertPasskey } from '~server/data/passkeys/passkeys'
 import { countPasskeys, removeAllPasskeys } from '~server/use-cases/passkeys/remove-passkey'
 import { type SignedIn, type TestApp, useTestApp } from '../../support/test-app'
-import { SoftwareAuthenticator } from '../../support/software-authenticator'
+import { coseKey, HAS_ML_DSA, SoftwareAuthenticator } from '../../support/software-authenticator'
 import { as, countWhere } from '../helpers/requests'
 import { quickSignIn } from '../helpers/users'
 import { APP_ORIGIN, expectFailure } from './helpers'
@@ -53,7 +55,8 @@ describe('passkeys', () => {
       expect(options.attestation).toBe('none')
       expect(options.authenticatorSelection).toMatchObject({ residentKey: 'preferred', userVerification: 'required' })
       expect(options.excludeCredentials).toEqual([])
-      expect(options.pubKeyCredParams).toEqual(expect.arrayContaining([{ type: 'public-key', alg: -7 }]))
+      // Ed25519, ES256, RS256: the same on every Node.js the product runs on (decision 0566).
+      expect(options.pubKeyCredParams).toEqual([-8, -7, -257].map((alg) => ({ type: 'public-key', alg })))
       expect(Buffer.from(options.challenge, 'base64url').length).toBeGreaterThanOrEqual(16)
       expect((await registrationOptions(t, user)).challenge).not.toBe(options.challenge)
     })
@@ -125,6 +128,31 @@ describe('passkeys', () => {
       expect(second.statusCode, second.body).toBe(201)
       expect(second.json().data.passkey.name).toBe('Work laptop')
       expect(await countPasskeys(t.ctx.db, user.id)).toBe(2)
+    })
+
+    it.skipIf(!HAS_ML_DSA)('signs in with a passkey that already uses ML-DSA-44, whose signature is 2,420 bytes', async () => {
+      const user = await quickSignIn(t, { name: 'Quantum Holder' })
+      const { privateKey, publicKey } = crypto.generateKeyPairSync('ml-dsa-44' as 'ed25519')
+      const id = crypto.randomBytes(16).toString('base64url')
+      await t.ctx.db.transaction().execute((trx) =>
+        insertPasskey(trx, {
+          userId: user.id,
+          credentialId: id,
+          publicKey: coseKey(publicKey, 'ML-DSA-44'),
+          counter: 0,
+          transports: ['internal'],
+          backedUp: false,
+          name: 'PQ',
+          now: t.clock.now(),
+        }),
+      )
+      const authenticator = new SoftwareAuthenticator(APP_ORIGIN, 'ML-DSA-44')
+      authenticator.hold({ id, algorithm: 'ML-DSA-44', privateKey, rpId: 'app.test', userHandle: Buffer.from(user.id).toString('base64url'), counter: 0 })
+      const response = authenticator.get(await signInOptions(t))
+      expect(Buffer.from(response.response.signature, 'base64url')).toHaveLength(2420)
+      const answer = await signIn(t, response)
+      expect(answer.statusCode, answer.body).toBe(200)
+      expect(answer.json().data.user.id).toBe(user.id)
     })
 
     it('signs in again and again with the counter going up, and never with a counter that does not', async () => {
@@ -199,6 +227,14 @@ describe('passkeys', () => {
       }
       const garbled = { ...valid, response: { ...valid.response, clientDataJSON: Buffer.from('not json').toString('base64url') } }
       await expectNothingAdded(await register(garbled))
+    })
+
+    it.skipIf(!HAS_ML_DSA)('for a key of an algorithm it did not offer (ML-DSA-44)', async () => {
+      const user = await quickSignIn(t)
+      const authenticator = new SoftwareAuthenticator(APP_ORIGIN, 'ML-DSA-44')
+      const response = await as(t, user).post('/api/auth/passkeys/registration', { response: authenticator.create(await registrationOptions(t, user)) })
+      expectFailure(response, 400, 'PASSKEY_REJECTED', 'The passkey could not be verified. Please try again.')
+      expect(await passkeysOf(t, user.id)).toBe(0)
     })
 
     it('refuses a response whose id is not the credential it creates', async () => {

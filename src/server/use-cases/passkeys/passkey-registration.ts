@@ -7,7 +7,7 @@ import {
 import type { Language } from '~shared/constants'
 import { pageLinks } from '~shared/paths'
 import type { Passkey } from '~shared/schemas/passkeys'
-import { challengeOf, knownTransports, relyingParty, userHandleOf } from '~server/auth/relying-party'
+import { challengeOf, knownTransports, PASSKEY_ALGORITHMS, relyingParty, userHandleOf } from '~server/auth/relying-party'
 import { CHALLENGE_TTL_SECONDS, consumeChallenge, storeChallenge } from '~server/auth/webauthn-challenges'
 import { commitChange } from '~server/change'
 import type { AppContext } from '~server/context'
@@ -42,6 +42,7 @@ export async function passkeyRegistrationOptions(ctx: AppContext, user: UserReco
     attestationType: 'none',
     excludeCredentials: existing.map((row) => ({ id: row.credential_id, transports: row.transports })),
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+    supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
   })
   await storeChallenge(ctx.db, { challenge: options.challenge, purpose: 'registration', userId: user.id, now: ctx.clock() })
   return options
@@ -73,6 +74,7 @@ export async function registerPasskey(ctx: AppContext, input: PasskeyRegistratio
     expectedOrigin: rp.origin,
     expectedRPID: rp.id,
     requireUserVerification: true,
+    supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
   }).catch(() => null)
   if (!verification?.verified) throw rejected()
   const { credential, credentialBackedUp } = verification.registrationInfo
