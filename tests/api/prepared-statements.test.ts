@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
+import { leaseDueDeliveries } from '~server/data/webhooks/deliveries'
 import { compiledOnce } from '~server/db/prepared'
 import { createAdapterClass } from '~server/oidc/adapter'
 import { EngineRequest, engineRequest } from '~server/oidc/engine-request'
@@ -36,6 +37,12 @@ const HOT = {
   secondStepRead: /from "mfa_challenges" as "c"/,
   secondStepUse: /SELECT use_second_step\(/,
   devices: /to_char\(.*from "sessions" where "user_id" = \$1 and "revoked_at" is null/,
+}
+
+/** Named too, off the request path or beside it: the event a change reports, and the webhook sender's lease (decision 0564). */
+const ALSO_NAMED = {
+  eventInsert: /INSERT INTO webhook_events/,
+  deliveryLease: /UPDATE webhook_deliveries SET leased_until/,
 }
 
 // PostgreSQL plans a named statement for its values on its first five runs, then generically.
@@ -83,9 +90,44 @@ describe('statements on the hottest paths', () => {
     expect(find(rows, HOT.sessionCheck)).toHaveLength(1)
     for (const row of rows)
       expect(
-        Object.values(HOT).some((pattern) => pattern.test(row.statement)),
+        [...Object.values(HOT), ...Object.values(ALSO_NAMED)].some((pattern) => pattern.test(row.statement)),
         row.statement,
       ).toBe(true)
+  })
+
+  it('the event a change reports runs named; the webhook lease does too, and its generic plan walks the due index in order, whatever the planner knows of the table', async () => {
+    const user = await t.createUser()
+    for (let run = 0; run < RUNS; run++) await signInAs(t, user)
+    const now = t.clock.now()
+    for (let run = 0; run < RUNS; run++)
+      await leaseDueDeliveries(t.ctx.db, { now, leaseUntil: new Date(now.getTime() + 60_000), limit: 128, perEndpoint: 4, room: new Map() })
+    const rows = await prepared()
+    for (const pattern of Object.values(ALSO_NAMED)) {
+      const statement = find(rows, pattern)
+      expect(statement, String(pattern)).toHaveLength(1)
+      expect(statement[0]!.generic_plans).toBeGreaterThan(0)
+    }
+    const [lease] = find(rows, ALSO_NAMED.deliveryLease)
+    const plan = await t.ctx.db.connection().execute(async (db) => {
+      await sql`SET plan_cache_mode = force_generic_plan`.execute(db)
+      try {
+        await sql.raw(`PREPARE lease_plan AS ${lease!.statement}`).execute(db)
+        const types = await sql<{ types: string[] }>`SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = 'lease_plan'`.execute(db)
+        const values = types.rows[0]!.types.map((type) => (type === 'timestamp with time zone' ? 'now()' : type.endsWith('[]') ? `'{}'` : '128'))
+        const { rows } = await sql.raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) EXECUTE lease_plan(${values.join(', ')})`).execute(db)
+        return rows[0]!['QUERY PLAN'][0].Plan
+      } finally {
+        // This one only: the connection's driver keeps the others prepared.
+        await sql`DEALLOCATE lease_plan`.execute(db)
+        await sql`RESET plan_cache_mode`.execute(db)
+      }
+    })
+    // The due deliveries by the due index, in its order, up to the limit: never the whole table, sorted.
+    const scans = flatten(plan).filter(
+      (node) => node['Node Type'].endsWith('Scan') && node['Relation Name'] === 'webhook_deliveries' && node['Index Name'] !== 'webhook_deliveries_pkey',
+    )
+    expect(scans.length).toBeGreaterThan(0)
+    for (const node of scans) expect(`${node['Node Type']} ${node['Index Name'] ?? ''}`, JSON.stringify(node)).toBe('Index Scan webhook_deliveries_due')
   })
 
   it('a statement compiled once (compiledOnce) takes each call’s values, and refuses a value that would be part of its text', async () => {
