@@ -186,7 +186,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       lifetimes: { idleSeconds: config.refreshTokenTtl, maxAgeSeconds: config.refreshTokenMaxAge },
       // The worker is made just below; a change can only be committed once this returns.
       onJobQueued: () => void jobWorker.kick(),
-      onWebhookQueued: () => webhookSender.kick(),
+      onWebhookQueued: () => webhookSender.eventsQueued(),
       webhookSealer: new TokenSealer(keys.webhookSecretSeal),
       metrics,
       log,

@@ -17,10 +17,10 @@ import { postWebhook, WEBHOOK_TIMEOUT_MS, type WebhookResponse } from './webhook
  * its own limit: PER_ENDPOINT to begin with and whenever its receiver is slow, growing up to
  * MAX_PER_ENDPOINT while it answers fast) and starts them without waiting, a few at a time with a
  * turn of the event loop between, so that requests are answered meanwhile: a receiver that takes
- * its 15 seconds holds up no other endpoint. A finished delivery wakes the runner for the next
- * when the last pass filled places, so more may be due (wake-ups within 10 ms share one pass: a
- * change's commit and the end of the delivery before it); when it took everything due, a finished
- * delivery only has its outcome written, within 250 ms or by the next pass (decision 0563).
+ * its 15 seconds holds up no other endpoint. A change's commit wakes a pass within 100 ms, which
+ * the changes meanwhile share (decision 0567). A finished delivery wakes the runner for the next
+ * within 10 ms when the last pass filled places, so more may be due; when it took everything due,
+ * a finished delivery only has its outcome written, within 250 ms or by the next pass (decision 0563).
  *
  * Signed as Standard Webhooks says (`webhook-id` the event's id, the same on every attempt;
  * `webhook-timestamp` the attempt's time; `webhook-signature` one `v1,<base64 HMAC-SHA256 of
@@ -40,8 +40,13 @@ export const MAX_PER_ENDPOINT = 32
  */
 const FAST_ANSWER_MS = 1000
 const IN_FLIGHT = 128
-/** Wake-ups within this long share one pass: at 200 changes a second, a change's commit and the end of the delivery before it. */
+/** An attempt's end wakes a pass this soon: the ends within it share the pass that fills their places. */
 const WAKE_MS = 10
+/**
+ * A change's events wait this long for others to share their pass (decision 0567): at 40 changes
+ * a second, four changes' deliveries are leased by one statement instead of four.
+ */
+const GATHER_MS = 100
 /**
  * The longest an ended attempt's outcome waits to be written when nothing else writes it sooner (a
  * pass does, first): far within its lease, so that no other instance sends it again meanwhile.
@@ -98,6 +103,8 @@ export class WebhookSender {
   /** Signing keys opened from their sealed form, by the sealed bytes (base64). */
   private readonly keys = new Map<string, crypto.KeyObject>()
   private wake: NodeJS.Timeout | undefined
+  /** When the pending wake-up runs (Date.now()), so that a sooner one can take its place. */
+  private wakeAt = 0
   /**
    * The last pass filled places (the instance's, or an endpoint's, or found an endpoint with none
    * free), so more may be due than it took: an attempt's end runs the next pass soon. Otherwise
@@ -124,13 +131,21 @@ export class WebhookSender {
     this.runner.start()
   }
 
-  /** Runs a pass soon: wake-ups within WAKE_MS of the first share it. */
-  kick(): void {
-    if (this.wake) return
+  /** A change committed events to deliver: a pass within GATHER_MS, shared with the changes after it. */
+  eventsQueued(): void {
+    this.kick(GATHER_MS)
+  }
+
+  /** Runs a pass within `ms`, or sooner if one is already due sooner: the wake-ups meanwhile share it. */
+  kick(ms = WAKE_MS): void {
+    const at = Date.now() + ms
+    if (this.wake && this.wakeAt <= at) return
+    clearTimeout(this.wake)
+    this.wakeAt = at
     this.wake = setTimeout(() => {
       this.wake = undefined
       void this.runner.kick()
-    }, WAKE_MS)
+    }, ms)
   }
 
   /** Delivers everything due, attempts in flight included (tests). */
