@@ -10,6 +10,7 @@ import { cannon } from './support/cannon'
 import { type OpenLoopResult, type RequestSpec, SenderProcess } from './support/open-loop'
 import { dropDatabase, forkSupport, machineLine, machineTime, nextMessage, processCpuMs, recreateDatabase, startServer } from './support/server'
 import { percentile } from './support/percentile'
+import { measureWebhookStatements } from './support/webhook-statements'
 
 /**
  * Webhooks on PostgreSQL (contract section 12, decisions 0520-0524), receivers in a process of
@@ -27,6 +28,9 @@ import { percentile } from './support/percentile'
  *   event, taking turns, twice each, so that a slower stretch of the shared machine weighs on both;
  *   in the same turns, an admin's renames at 40 a second, whose CPU and machine time per change
  *   show what the ten deliveries of a change cost.
+ *
+ * First, the database's share alone: the CPU of PostgreSQL's backend for the sender's three
+ * statements (bench/support/webhook-statements.ts).
  *
  * Beside each figure, the CPU time it took: the server's per delivery and per change, the
  * statements (transactions) the database committed per delivery, and the load generator's and
@@ -146,6 +150,8 @@ const ms = (value: number) => `${Math.round(value).toLocaleString('en')} ms`
 
 export async function run(): Promise<string> {
   const load = os.loadavg()[0]!
+  console.log("the database's share of a delivery...")
+  const statements = await measureWebhookStatements()
   const url = await recreateDatabase(DATABASE)
   const everyone = await seedBenchUsers(url, await hash(PASSWORD, { memoryCost: 19_456, timeCost: 2, parallelism: 1 }), USERS + PEOPLE + RENAMED)
   const emails = everyone.slice(0, USERS)
@@ -382,6 +388,16 @@ their own.
 | Deliveries a second to a local receiver >= 1,000 | **${bulk.perSecond.toFixed(0)}/s** (${(bulk.statuses.delivered ?? 0).toLocaleString('en')} of ${bulk.deliveries.toLocaleString('en')} in ${bulk.seconds.toFixed(1)} s) | ${bulk.perSecond >= 1000 ? 'met' : 'not met'} |
 | Change-to-delivery p95 < 1 s at ${CHANGE_RATE} changes a second | **${ms(latency.p95)}** (p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}, max ${ms(latency.max)}; ${latency.arrived.toLocaleString('en')} of ${latency.sent.toLocaleString('en')} changes arrived) | ${latency.p95 < 1000 && latency.arrived >= latency.sent ? 'met' : 'not met'} |
 | Sign-in and \`GET /auth/me\` unchanged with ten subscribed endpoints | sign-ins at ${PACED_SIGN_IN_RATE} a second: p50 ${mean(turns.without, (t) => t.paced.latency.p50).toFixed(1)} ms without, ${mean(turns.with, (t) => t.paced.latency.p50).toFixed(1)} ms with, p99 ${mean(turns.without, (t) => t.paced.latency.p99).toFixed(1)} and ${mean(turns.with, (t) => t.paced.latency.p99).toFixed(1)} ms; \`/auth/me\` p99 ${mean(turns.without, (t) => t.me.latency.p99).toFixed(1)} ms without, ${mean(turns.with, (t) => t.me.latency.p99).toFixed(1)} ms with; as many sign-ins as the cores allow: ${mean(turns.without, (t) => t.signInsPerSecond).toFixed(1)}/s without, ${mean(turns.with, (t) => t.signInsPerSecond).toFixed(1)}/s with (the deliveries' CPU: ${(mean(turns.with, (t) => t.signInServerMs) - mean(turns.without, (t) => t.signInServerMs)).toFixed(2)} ms of the server's and ${(mean(turns.with, (t) => t.signInReceiversMs) - mean(turns.without, (t) => t.signInReceiversMs)).toFixed(2)} ms of the receivers' a sign-in; a rename's ten deliveries: ${(mean(turns.with, (t) => t.changeServerMs) - mean(turns.without, (t) => t.changeServerMs)).toFixed(2)} ms of the server's CPU, ${(mean(turns.with, (t) => t.changeMachineMs) - mean(turns.without, (t) => t.changeMachineMs)).toFixed(2)} ms of the machine's time) | see below |
+
+## The database's share
+
+The sender's three statements alone, on a database of their own with ten endpoints (bench/support/webhook-statements.ts,
+decision 0564): one connection writes an event with its ten deliveries (as a change does), leases the ten and writes their
+outcomes, ${statements.events.toLocaleString('en')} times after a warm-up. The CPU of that connection's PostgreSQL backend, per event of ten deliveries:
+
+| The event and its deliveries | The lease | The outcomes | In all | WAL written | Updates made in place (HOT) |
+| --- | --- | --- | --- | --- | --- |
+| ${statements.insertMs.toFixed(2)} ms | ${statements.leaseMs.toFixed(2)} ms | ${statements.outcomesMs.toFixed(2)} ms | ${(statements.insertMs + statements.leaseMs + statements.outcomesMs).toFixed(2)} ms | ${(statements.walBytes / 1024).toFixed(1)} KB | ${(statements.hotShare * 100).toFixed(0)} % |
 
 ## Deliveries a second
 
