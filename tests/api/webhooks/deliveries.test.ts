@@ -383,6 +383,8 @@ describe('deliveries', () => {
     const lease = (at: Date) => leaseDueDeliveries(t.ctx.db, { now: at, leaseUntil: new Date(at.getTime() + 60_000), limit: 10, perEndpoint: 4, room: new Map() })
     const first = await lease(now)
     expect(first.map((delivery) => [delivery.webhook_id, delivery.attempts])).toEqual([[id, 1]])
+    // Being sent, it has no next attempt to show.
+    expect(await deliveriesOf(id)).toMatchObject([{ status: 'pending', attempts: 1, nextAttemptAt: null }])
     // Another instance's pass within the lease finds nothing to do.
     expect(await lease(new Date(now.getTime() + 59_000))).toEqual([])
     // The instance died on the way: past the lease the delivery is due again, as a second attempt.
@@ -392,6 +394,7 @@ describe('deliveries', () => {
     await recordAttempts(t.ctx.db, [
       { id: first[0]!.id, status: 'failed', at: now, nextAttemptAt: new Date(now.getTime() + 5_000), responseStatus: 500, responseBody: '' },
     ])
+    expect(await deliveriesOf(id)).toMatchObject([{ status: 'failed', attempts: 2, nextAttemptAt: new Date(now.getTime() + 5_000).toISOString() }])
     expect(await lease(new Date(now.getTime() + 4_000))).toEqual([])
     expect((await lease(new Date(now.getTime() + 5_000))).map((delivery) => delivery.attempts)).toEqual([3])
     await t.ctx.db.deleteFrom('webhooks').where('id', '=', id).execute()

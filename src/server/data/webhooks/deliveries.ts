@@ -136,6 +136,7 @@ export async function listDeliveries(
         'd.attempts',
         'd.last_attempt_at',
         'd.next_attempt_at',
+        'd.leased_until',
         'd.response_status',
         'd.response_body',
         'd.created_at',
@@ -156,8 +157,8 @@ export async function listDeliveries(
       status: row.status,
       attempts: row.attempts,
       lastAttemptAt: row.last_attempt_at ? row.last_attempt_at.toISOString() : null,
-      // A lease is not a next attempt anyone scheduled: shown only for deliveries that wait.
-      nextAttemptAt: row.next_attempt_at && (row.status === 'pending' || row.status === 'failed') ? row.next_attempt_at.toISOString() : null,
+      // Only for deliveries that wait: not for one being sent (leased) or done.
+      nextAttemptAt: row.next_attempt_at && !row.leased_until && (row.status === 'pending' || row.status === 'failed') ? row.next_attempt_at.toISOString() : null,
       responseStatus: row.response_status,
       responseBody: row.response_body,
       createdAt: row.created_at.toISOString(),
