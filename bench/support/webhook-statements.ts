@@ -1,9 +1,8 @@
-import fs from 'node:fs'
 import { sql } from 'kysely'
 import { leaseDueDeliveries, recordAttempts } from '~server/data/webhooks/deliveries'
 import { insertEvent } from '~server/data/webhooks/events'
 import { openDatabase } from '~server/db/database'
-import { dropDatabase, recreateDatabase } from './server'
+import { dropDatabase, processCpuMs, recreateDatabase } from './server'
 
 /**
  * The database's share of webhook deliveries, alone (decision 0564): on a database of its own with
@@ -37,10 +36,7 @@ export async function measureWebhookStatements(events = 2_000): Promise<WebhookS
       )
     }
     const { pid } = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db)).rows[0]!
-    const backendMs = () => {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-      return (Number(fields[11]) + Number(fields[12])) * 10
-    }
+    const backendMs = () => processCpuMs(pid)
     const wal = async () => Number((await sql<{ b: string }>`SELECT pg_current_wal_lsn() - '0/0'::pg_lsn AS b`.execute(db)).rows[0]!.b)
     const parts = { insert: 0, lease: 0, outcomes: 0 }
     const cycle = async (n: number) => {
