@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { leaseDueDeliveries } from '~server/data/webhooks/deliveries'
 import { compiledOnce } from '~server/db/prepared'
+import type { Db } from '~server/db/types'
 import { createAdapterClass } from '~server/oidc/adapter'
 import { EngineRequest, engineRequest } from '~server/oidc/engine-request'
 import { useTestApp } from '../support/test-app'
@@ -108,26 +109,39 @@ describe('statements on the hottest paths', () => {
       expect(statement[0]!.generic_plans).toBeGreaterThan(0)
     }
     const [lease] = find(rows, ALSO_NAMED.deliveryLease)
-    const plan = await t.ctx.db.connection().execute(async (db) => {
-      await sql`SET plan_cache_mode = force_generic_plan`.execute(db)
-      try {
-        await sql.raw(`PREPARE lease_plan AS ${lease!.statement}`).execute(db)
-        const types = await sql<{ types: string[] }>`SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = 'lease_plan'`.execute(db)
-        const values = types.rows[0]!.types.map((type) => (type === 'timestamp with time zone' ? 'now()' : type.endsWith('[]') ? `'{}'` : '128'))
-        const { rows } = await sql.raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) EXECUTE lease_plan(${values.join(', ')})`).execute(db)
-        return rows[0]!['QUERY PLAN'][0].Plan
-      } finally {
-        // This one only: the connection's driver keeps the others prepared.
-        await sql`DEALLOCATE lease_plan`.execute(db)
-        await sql`RESET plan_cache_mode`.execute(db)
-      }
-    })
+    const plan = await genericPlan(lease!.statement, leaseValue)
+    // The chosen ones are then locked and updated by their key.
+    const byKey = (node: PlanNode) => [node, ...(node.Plans ?? [])].some((scan) => scan['Index Name'] === 'webhook_deliveries_pkey')
     // The due deliveries by the due index, in its order, up to the limit: never the whole table, sorted.
-    const scans = flatten(plan).filter(
-      (node) => node['Node Type'].endsWith('Scan') && node['Relation Name'] === 'webhook_deliveries' && node['Index Name'] !== 'webhook_deliveries_pkey',
-    )
+    const scans = flatten(plan).filter((node) => node['Node Type'].endsWith('Scan') && node['Relation Name'] === 'webhook_deliveries' && !byKey(node))
     expect(scans.length).toBeGreaterThan(0)
     for (const node of scans) expect(`${node['Node Type']} ${node['Index Name'] ?? ''}`, JSON.stringify(node)).toBe('Index Scan webhook_deliveries_due')
+  })
+
+  it('the webhook lease works out its candidates once, however many deliveries are due, with the generic plan made while none were', async () => {
+    const now = t.clock.now()
+    await leaseDueDeliveries(t.ctx.db, { now, leaseUntil: new Date(now.getTime() + 60_000), limit: 128, perEndpoint: 4, room: new Map() })
+    const [lease] = find(await prepared(), ALSO_NAMED.deliveryLease)
+    const seed = async (db: Db) => {
+      await sql`INSERT INTO webhooks (id, url, events, secret, created_at, updated_at)
+        SELECT 'wh_probe_' || n, 'https://receiver.example.com/' || n, '{*}', '\\x00', now(), now() FROM generate_series(1, 2) AS n`.execute(db)
+      await sql`INSERT INTO webhook_events (id, type, data, created_at)
+        SELECT 'msg_probe_' || n, 'webhook.test', '{}', now() FROM generate_series(1, 300) AS n`.execute(db)
+      await sql`INSERT INTO webhook_deliveries (id, webhook_id, event_id, next_attempt_at, created_at)
+        SELECT 'whd_probe_' || e || '_' || w, 'wh_probe_' || w, 'msg_probe_' || e, now() - interval '1 minute', now()
+        FROM generate_series(1, 300) AS e, generate_series(1, 2) AS w`.execute(db)
+    }
+    try {
+      const plan = await genericPlan(lease!.statement, leaseValue, { analyze: true, before: seed })
+      // 600 due: the old statement joined each of them to the candidates, sorting and numbering them again each time.
+      const windows = flatten(plan).filter((node) => node['Node Type'] === 'WindowAgg')
+      expect(windows.length).toBeGreaterThan(0)
+      for (const node of windows) expect(node['Actual Loops'], JSON.stringify(node)).toBe(1)
+      expect(plan['Actual Rows']).toBe(128)
+    } finally {
+      await sql`DELETE FROM webhooks WHERE id LIKE 'wh_probe_%'`.execute(t.ctx.db)
+      await sql`DELETE FROM webhook_events WHERE id LIKE 'msg_probe_%'`.execute(t.ctx.db)
+    }
   })
 
   it('a statement compiled once (compiledOnce) takes each call’s values, and refuses a value that would be part of its text', async () => {
@@ -147,19 +161,7 @@ describe('statements on the hottest paths', () => {
     expect(statement).toBeDefined()
     // The plan every later run takes: generic, on tables the planner may know nothing of (a new
     // embedded database is never analysed until housekeeping does it, decision 0406).
-    const plan = await t.ctx.db.connection().execute(async (db) => {
-      await sql`SET plan_cache_mode = force_generic_plan`.execute(db)
-      try {
-        await sql.raw(`PREPARE userinfo_plan AS ${statement!.statement}`).execute(db)
-        const types = await sql<{ types: string[] }>`SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = 'userinfo_plan'`.execute(db)
-        const values = types.rows[0]!.types.map((type) => (type === 'timestamp with time zone' ? 'now()' : type === 'text' ? `'AccessToken'` : '1'))
-        const { rows } = await sql.raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) EXECUTE userinfo_plan(${values.join(', ')})`).execute(db)
-        return rows[0]!['QUERY PLAN'][0].Plan
-      } finally {
-        await sql`DEALLOCATE ALL`.execute(db)
-        await sql`RESET plan_cache_mode`.execute(db)
-      }
-    })
+    const plan = await genericPlan(statement!.statement, (type) => (type === 'timestamp with time zone' ? 'now()' : type === 'text' ? `'AccessToken'` : '1'))
     const nodes = flatten(plan)
     // Sessions by their key alone: never every live session, matched to the link afterwards.
     const sessionReads = nodes.filter((node) => node['Relation Name'] === 'sessions')
@@ -175,8 +177,48 @@ describe('statements on the hottest paths', () => {
   })
 })
 
+/** The lease's values: its arrays empty, its times now, its numbers 128. */
+const leaseValue = (type: string) => (type === 'timestamp with time zone' ? 'now()' : type.endsWith('[]') ? `'{}'` : '128')
+
+/**
+ * The generic plan of one statement, as every run after the fifth takes it, with `value(type)` for
+ * each parameter. With `before`, the plan is made first and `before` runs after it (a plan is kept
+ * however the table changes until it is analysed); with `analyze`, the plan is run, in a
+ * transaction rolled back. The connection's other named statements stay.
+ */
+async function genericPlan(
+  statement: string,
+  value: (type: string) => string,
+  options: { analyze?: boolean; before?: (db: Db) => Promise<void> } = {},
+): Promise<PlanNode> {
+  return t.ctx.db.connection().execute(async (db) => {
+    await sql`SET plan_cache_mode = force_generic_plan`.execute(db)
+    try {
+      await sql.raw(`PREPARE probe_plan AS ${statement}`).execute(db)
+      const types = await sql<{ types: string[] }>`SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = 'probe_plan'`.execute(db)
+      const execute = `EXECUTE probe_plan(${types.rows[0]!.types.map(value).join(', ')})`
+      if (options.before) {
+        await sql.raw(`EXPLAIN ${execute}`).execute(db)
+        await options.before(db)
+      }
+      if (!options.analyze) return (await sql.raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${execute}`).execute(db)).rows[0]!['QUERY PLAN'][0].Plan
+      await sql`BEGIN`.execute(db)
+      try {
+        return (await sql.raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${execute}`).execute(db)).rows[0]!['QUERY PLAN'][0].Plan
+      } finally {
+        await sql`ROLLBACK`.execute(db)
+      }
+    } finally {
+      await sql`DEALLOCATE probe_plan`.execute(db)
+      await sql`RESET plan_cache_mode`.execute(db)
+    }
+  })
+}
+
 interface PlanNode {
   'Node Type': string
+  'Actual Loops'?: number
+  'Actual Rows'?: number
   'Relation Name'?: string
   Alias?: string
   'Index Name'?: string
