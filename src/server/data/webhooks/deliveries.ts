@@ -73,7 +73,7 @@ function leaseQuery([ids, free, now, scanned, perEndpoint, leaseUntil, limit]: L
     ),
     leased AS (
       UPDATE webhook_deliveries SET leased_until = ${leaseUntil}, attempts = attempts + 1
-      WHERE id = ANY (ARRAY(SELECT id FROM locked))
+      WHERE id IN (SELECT id FROM locked)
       RETURNING id, webhook_id, event_id, attempts
     )
     SELECT l.id, l.webhook_id, l.event_id, l.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at
