@@ -7,24 +7,13 @@
  * CPU profile of the server to /tmp/prof.
  */
 import { execSync } from 'node:child_process'
-import fs from 'node:fs'
 import { hash } from '@node-rs/argon2'
 import autocannon from 'autocannon'
 import { seedBenchUsers, signIn } from './accounts'
-import { dropDatabase, machineTime, recreateDatabase, startServer } from './server'
+import { dropDatabase, machineTime, processCpuMs, recreateDatabase, startServer } from './server'
 
 const PASSWORD = 'Bench-Password-42!'
 const USERS = 300
-
-/** User + system CPU of one process, ms. */
-function processCpuMs(pid: number): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
-  } catch {
-    return 0 // the process ended
-  }
-}
 
 const postgresCpuMs = () =>
   execSync('pgrep postgres')
