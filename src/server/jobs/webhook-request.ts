@@ -61,11 +61,10 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
       body,
       dispatcher: agent,
       signal: deadline,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
     })
+  const failed = (error: unknown): WebhookResponse => ({ error: deadline.aborted ? `No answer within ${timeoutMs / 1000} s` : describe(error) })
+  let response
   try {
-    let response
     try {
       response = await send()
     } catch (error) {
@@ -74,23 +73,27 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
       if (deadline.aborted || !closedAsReused(error)) throw error
       response = await send()
     }
-    const status = response.statusCode
-    const retryAfter = typeof response.headers['retry-after'] === 'string' ? response.headers['retry-after'] : null
-    response.body.setEncoding('utf8')
-    let text = ''
+  } catch (error) {
+    return failed(error)
+  }
+  const status = response.statusCode
+  const retryAfter = typeof response.headers['retry-after'] === 'string' ? response.headers['retry-after'] : null
+  response.body.setEncoding('utf8')
+  let text = ''
+  try {
     for await (const chunk of response.body as AsyncIterable<string>) {
       text += chunk
       if (text.length >= RESPONSE_BODY_MAX) {
         // Dropping the rest closes the connection: a 10 MB answer is never read.
         response.body.destroy()
-        return { status, body: text.slice(0, RESPONSE_BODY_MAX), retryAfter }
+        break
       }
     }
-    return { status, body: text, retryAfter }
   } catch (error) {
-    if (deadline.aborted) return { error: `No answer within ${timeoutMs / 1000} s` }
-    return { error: describe(error) }
+    // An answer that breaks off after its status still counts by its status, unless time ran out.
+    if (deadline.aborted) return failed(error)
   }
+  return { status, body: text.slice(0, RESPONSE_BODY_MAX), retryAfter }
 }
 
 function describe(error: unknown): string {

@@ -88,6 +88,19 @@ describe('a webhook POST', () => {
     expect(written).toBeLessThan(size)
   })
 
+  it('counts an answer that breaks off after its status by that status, with what was read', async () => {
+    server = http.createServer((request, response) => {
+      request.resume()
+      request.on('end', () => {
+        response.writeHead(200, { 'content-length': '1000' })
+        response.write('accepted', () => response.socket?.destroy())
+      })
+    })
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
+    expect(await postWebhook(url, headers, '{}')).toEqual({ status: 200, body: 'accepted', retryAfter: null })
+  })
+
   it('does not connect to a name that resolves to a link-local or metadata address', async () => {
     const connections: string[] = []
     server = http.createServer((request, response) => response.end())
