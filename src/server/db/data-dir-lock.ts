@@ -53,13 +53,20 @@ function refusal(dataDir: string, holder?: string): DataDirLockedError {
   )
 }
 
+/** How long a second process waits for the holder of the lock to say its pid. */
+const HOLDER_ANSWER_MS = 3_000
+
 function lockWithAbstractSocket(dataDir: string): Promise<DataDirLock> {
   const name = '\0accounts-data-dir-' + crypto.createHash('sha256').update(dataDir).digest('hex').slice(0, 40)
-  const server = net.createServer((socket) => socket.end(String(process.pid)))
+  // Answers a second process's probe with this pid. A probe gone before the answer (it stopped
+  // waiting) is no error of this server's: without the listener, its reset would end the process.
+  const server = net.createServer((socket) => socket.on('error', () => {}).end(String(process.pid)))
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EADDRINUSE') return reject(error)
       const probe = net.connect({ path: name })
+      // A holder too busy (or stopped) to tell its pid within this long is refused without it.
+      probe.setTimeout(HOLDER_ANSWER_MS, () => probe.destroy())
       let holder = ''
       probe.on('data', (chunk) => (holder += chunk.toString()))
       probe.on('close', () => reject(refusal(dataDir, holder || undefined)))
