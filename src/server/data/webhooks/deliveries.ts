@@ -30,9 +30,9 @@ export interface LeasedDelivery {
  * The lease is `leased_until`, in no index, so that PostgreSQL writes it in place (decision 0564);
  * a delivery whose lease ran out (its instance died on the way) is due again. A named statement:
  * its plan (the due index in order, up to the limit) is the same whatever the values. The chosen
- * deliveries reach the locking and the update as arrays, each worked out once: a generic plan made
- * while the table was small had joined every due delivery to the candidates, working them out again
- * for each (14 s a lease with 20,000 due; decision 0569).
+ * deliveries reach the locking as an array, worked out once, and the update joins the locked ones
+ * by key: a generic plan made while the table was small had joined every due delivery to the
+ * candidates, working them out again for each (14 s a lease with 20,000 due; decision 0569).
  */
 export async function leaseDueDeliveries(
   db: Db,
