@@ -197,14 +197,16 @@ async function genericPlan(
       await sql.raw(`PREPARE probe_plan AS ${statement}`).execute(db)
       const types = await sql<{ types: string[] }>`SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = 'probe_plan'`.execute(db)
       const execute = `EXECUTE probe_plan(${types.rows[0]!.types.map(value).join(', ')})`
+      const explain = async (how: string) =>
+        (await sql.raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (${how}) ${execute}`).execute(db)).rows[0]!['QUERY PLAN'][0].Plan
       if (options.before) {
-        await sql.raw(`EXPLAIN ${execute}`).execute(db)
+        await explain('FORMAT JSON')
         await options.before(db)
       }
-      if (!options.analyze) return (await sql.raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${execute}`).execute(db)).rows[0]!['QUERY PLAN'][0].Plan
+      if (!options.analyze) return await explain('FORMAT JSON')
       await sql`BEGIN`.execute(db)
       try {
-        return (await sql.raw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${execute}`).execute(db)).rows[0]!['QUERY PLAN'][0].Plan
+        return await explain('ANALYZE, FORMAT JSON')
       } finally {
         await sql`ROLLBACK`.execute(db)
       }
