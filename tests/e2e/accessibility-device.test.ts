@@ -25,6 +25,14 @@ async function newUserCode(): Promise<string> {
 
 async function typeCode(page: Page, code: string): Promise<void> {
   await page.goto('/device')
+  await fillCode(page, code)
+}
+
+/**
+ * The code typed once the form shows. After a navigation to /device, the app goes on to
+ * /oidc/device by itself: a second navigation meanwhile would interrupt that one.
+ */
+async function fillCode(page: Page, code: string): Promise<void> {
   await page.getByRole('heading', { level: 1, name: 'Sign in on a device' }).waitFor()
   await page.getByRole('textbox', { name: 'Code' }).fill(code)
   await page.getByRole('button', { name: 'Continue' }).click()
@@ -76,7 +84,7 @@ describe('device sign-in pages, light and dark, desktop and phone', () => {
     const code = await newUserCode()
     const { page } = await e2e.open()
     await openSignedIn(page, e2e.server, person, '/device')
-    await typeCode(page, code)
+    await fillCode(page, code)
     await page.getByRole('heading', { level: 1, name: `Sign in to ${APP}?` }).waitFor()
     await page.getByRole('button', { name: 'Continue' }).click()
     await page.getByRole('button', { name: 'Allow' }).click()
