@@ -125,6 +125,7 @@ export const nextMessage = <T>(child: ChildProcess) => new Promise<T>((resolve) 
 /** A bare server of bench/support listening on a port of its own. */
 export interface BareServer {
   url: string
+  pid: number
   stop(): void
 }
 
@@ -135,8 +136,11 @@ export interface BareServer {
 export async function startBareServer(file: string, env: Record<string, string> = {}): Promise<BareServer> {
   const port = await freePort()
   const child = forkSupport(file, { PORT: String(port), ...env })
-  await nextMessage(child)
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() }
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve())
+    child.once('exit', (code) => reject(new Error(`bench/support/${file} ended (${code}) before it listened`)))
+  })
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill() }
 }
 
 /**
