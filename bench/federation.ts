@@ -139,6 +139,16 @@ export async function run(): Promise<string> {
     const providerId = ((await created.json()) as { data: { identityProvider: { id: string } } }).data.identityProvider.id
     upstream.addClient({ clientId: 'accounts-bench', clientSecret: 'upstream-secret', redirectUri: `${appUrl}/api/auth/federation/${providerId}/callback` })
 
+    /** Where a provider sign-in starts, where the upstream sends the browser back, and where the handoff is posted. */
+    interface Target {
+      start: (subject: string) => string
+      /** The origin of the redirect URI the upstream knows. */
+      appUrl: string
+      /** The same server at its loopback address. */
+      url: string
+      complete: string
+    }
+
     // Beside the product, the least any server does for each kind of sign-in on this machine
     // (bench/support/bare-sign-in-server.ts with its two statements, bare-provider-sign-in-server.ts),
     // on the same database: the provider one reads the identities the product linked.
@@ -161,14 +171,6 @@ export async function run(): Promise<string> {
       complete: `${bareProvider.url}/complete`,
     }
 
-    /** Where a provider sign-in starts, where the upstream sends the browser back, and where the handoff is posted. */
-    interface Target {
-      start: (subject: string) => string
-      /** The redirect URI's origin, and the same server at its loopback address. */
-      appUrl: string
-      url: string
-      complete: string
-    }
     const product: Target = {
       start: (subject) => `${server.url}/api/auth/federation/${providerId}/start?login_hint=${encodeURIComponent(subject)}`,
       appUrl,
