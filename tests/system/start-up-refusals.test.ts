@@ -10,6 +10,8 @@ import { call, createPostgresDatabase, dataFolders, freePort, runCommand, said, 
  * changed.
  */
 const folder = dataFolders()
+/** How long a refusal may take: a start on a machine busy with the other test files takes seconds. */
+const REFUSAL_WAIT_MS = 60_000
 
 /**
  * Starts a server that must refuse to start: what it said, once it has exited with code 1 and no
@@ -17,6 +19,21 @@ const folder = dataFolders()
  */
 async function refusedStart(env: Record<string, string>): Promise<string> {
   const { process: server, ready } = await spawnServer(env)
+  // Bounded, and saying where the server waits when it neither refuses nor listens.
+  let timer: NodeJS.Timeout | undefined
+  const outcome = await Promise.race([
+    ready.then(
+      () => 'listening' as const,
+      () => 'exited' as const,
+    ),
+    new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), REFUSAL_WAIT_MS))),
+  ]).finally(() => clearTimeout(timer))
+  if (outcome !== 'exited') {
+    const where = outcome === 'waiting' ? await server.whereItWaits() : 'it listens'
+    server.child.kill('SIGKILL')
+    await server.exited
+    throw new Error(`the server did not refuse to start within ${REFUSAL_WAIT_MS / 1000} s: ${where}\n${server.output()}`)
+  }
   await expect(ready).rejects.toThrow(/before listening/)
   const { code } = await withTimeout(server.exited, 30_000, () => 'the server neither started nor exited')
   const output = server.output()
@@ -101,21 +118,27 @@ describe('a DATABASE_URL the server cannot use', () => {
   })
 })
 
-describe('first-administrator settings that cannot be used', () => {
-  it('are refused before the port and the database are touched: one of the pair alone, or a password the rules refuse', async () => {
-    const cases: { env: Record<string, string>; says: string }[] = [
-      { env: { ADMIN_EMAIL: 'boss@example.com' }, says: 'ADMIN_EMAIL and ADMIN_PASSWORD go together, and only ADMIN_EMAIL is set. Set both, or neither' },
-      { env: { ADMIN_PASSWORD: 'Operator-Chosen-2026!' }, says: 'ADMIN_EMAIL and ADMIN_PASSWORD go together, and only ADMIN_PASSWORD is set.' },
-      { env: { ADMIN_EMAIL: 'boss@example.com', ADMIN_PASSWORD: 'short' }, says: 'The password for boss@example.com is refused:' },
-    ]
-    for (const { env, says } of cases) {
-      const dir = folder()
-      const output = await refusedStart({ DATA_DIR: dir, ...env })
-      expect(output).toContain(`Cannot start: ${says}`)
-      expect(output).not.toContain('listening')
-      expect(output).not.toContain('Operator-Chosen-2026!')
-      expect(fs.readdirSync(dir)).toEqual([])
-    }
+describe('first-administrator settings that cannot be used are refused before the port and the database are touched', () => {
+  const cases: { name: string; env: Record<string, string>; says: string }[] = [
+    {
+      name: 'ADMIN_EMAIL alone',
+      env: { ADMIN_EMAIL: 'boss@example.com' },
+      says: 'ADMIN_EMAIL and ADMIN_PASSWORD go together, and only ADMIN_EMAIL is set. Set both, or neither',
+    },
+    {
+      name: 'ADMIN_PASSWORD alone',
+      env: { ADMIN_PASSWORD: 'Operator-Chosen-2026!' },
+      says: 'ADMIN_EMAIL and ADMIN_PASSWORD go together, and only ADMIN_PASSWORD is set.',
+    },
+    { name: 'a password the rules refuse', env: { ADMIN_EMAIL: 'boss@example.com', ADMIN_PASSWORD: 'short' }, says: 'The password for boss@example.com is refused:' },
+  ]
+  it.each(cases)('$name', async ({ env, says }) => {
+    const dir = folder()
+    const output = await refusedStart({ DATA_DIR: dir, ...env })
+    expect(output).toContain(`Cannot start: ${says}`)
+    expect(output).not.toContain('listening')
+    expect(output).not.toContain('Operator-Chosen-2026!')
+    expect(fs.readdirSync(dir)).toEqual([])
   })
 })
 
