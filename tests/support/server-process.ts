@@ -153,6 +153,28 @@ export async function spawnServer(env: Record<string, string>, options: SpawnOpt
   return { process: { child, url: `http://127.0.0.1:${port}`, port, output: () => output, exited, whereItWaits }, ready }
 }
 
+/**
+ * Whether a server `spawnServer` started came to listen or exited first. After `ms` with neither,
+ * an error with its output and where it waits (its diagnostic report), and `more()` besides.
+ */
+export async function startOutcome(
+  server: ServerProcess,
+  ready: Promise<void>,
+  ms: number,
+  more: () => Promise<string> = async () => '',
+): Promise<'listening' | 'exited'> {
+  let timer: NodeJS.Timeout | undefined
+  const outcome = await Promise.race([
+    ready.then(
+      () => 'listening' as const,
+      () => 'exited' as const,
+    ),
+    new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), ms))),
+  ]).finally(() => clearTimeout(timer))
+  if (outcome !== 'waiting') return outcome
+  throw new Error(`the server neither listened nor exited within ${ms / 1000} s:\n${server.output()}\nwhere it waits:\n${await server.whereItWaits()}${await more()}`)
+}
+
 interface DiagnosticReport {
   javascriptStack?: { message?: string; stack?: string[] }
   nativeStack?: { symbol?: string }[]

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, type ServerProcess, spawnServer, startServer, stopServer, tempDataDir, withTimeout, killStrayServers, removeDataDir } from './server-process'
+import { call, type ServerProcess, spawnServer, startOutcome, startServer, stopServer, tempDataDir, withTimeout, killStrayServers, removeDataDir } from './server-process'
 
 describe('two servers on one embedded data directory', () => {
   let dataDir: string
@@ -15,18 +15,7 @@ describe('two servers on one embedded data directory', () => {
 
   it('the second refuses to start with a clear message and a non-zero exit, and the first keeps serving', async () => {
     const { process: second, ready } = await spawnServer({ DATA_DIR: dataDir })
-    const outcome = await withTimeout(
-      ready.then(
-        () => 'listening',
-        () => 'exited',
-      ),
-      60_000,
-      () => 'timeout',
-    ).catch(async () => {
-      throw new Error(
-        `the second server neither started nor exited in 60 s:\n${second.output()}\nwhere it waits:\n${await second.whereItWaits()}\nwhere the first waits:\n${await first.whereItWaits()}`,
-      )
-    })
+    const outcome = await startOutcome(second, ready, 60_000, async () => `\nwhere the first waits:\n${await first.whereItWaits()}`)
     expect(outcome).toBe('exited')
     const { code } = await second.exited
 

@@ -18,6 +18,7 @@ export {
   said,
   type ServerProcess,
   spawnServer,
+  startOutcome,
   startServer,
   stopServer,
   withoutSettings,

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { EMBEDDED_POSTGRES_MAJOR } from '~server/db/database'
-import { call, createPostgresDatabase, dataFolders, freePort, runCommand, said, spawnServer, startServer, stopServer, withTimeout } from './server-process'
+import { call, createPostgresDatabase, dataFolders, freePort, runCommand, said, spawnServer, startOutcome, startServer, stopServer, withTimeout } from './server-process'
 
 /**
  * What the server, and the commands beside it, must refuse before they start, each in a sentence
@@ -20,19 +20,15 @@ const REFUSAL_WAIT_MS = 60_000
 async function refusedStart(env: Record<string, string>): Promise<string> {
   const { process: server, ready } = await spawnServer(env)
   // Bounded, and saying where the server waits when it neither refuses nor listens.
-  let timer: NodeJS.Timeout | undefined
-  const outcome = await Promise.race([
-    ready.then(
-      () => 'listening' as const,
-      () => 'exited' as const,
-    ),
-    new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), REFUSAL_WAIT_MS))),
-  ]).finally(() => clearTimeout(timer))
-  if (outcome !== 'exited') {
-    const where = outcome === 'waiting' ? await server.whereItWaits() : 'it listens'
+  const outcome = await startOutcome(server, ready, REFUSAL_WAIT_MS).catch(async (error: unknown) => {
     server.child.kill('SIGKILL')
     await server.exited
-    throw new Error(`the server did not refuse to start within ${REFUSAL_WAIT_MS / 1000} s: ${where}\n${server.output()}`)
+    throw error
+  })
+  if (outcome === 'listening') {
+    server.child.kill('SIGKILL')
+    await server.exited
+    throw new Error(`the server listens instead of refusing to start:\n${server.output()}`)
   }
   await expect(ready).rejects.toThrow(/before listening/)
   const { code } = await withTimeout(server.exited, 30_000, () => 'the server neither started nor exited')
